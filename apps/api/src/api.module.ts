@@ -1,0 +1,17 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, ConfigModule, RedisModule } from '@app/common';
+import { DatabaseModule } from '@app/database';
+import { AuthModule } from './auth/auth.module';
+import { HealthController } from './health/health.controller';
+
+/** The HTTP API: one module per feature; cross-cutting pieces come from libs/common. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [ConfigModule.forRoot(config), RedisModule, DatabaseModule, AuthModule],
+      controllers: [HealthController],
+    };
+  }
+}

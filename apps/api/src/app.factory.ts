@@ -1,0 +1,69 @@
+import type { IncomingMessage } from 'node:http';
+import { NestFactory, Reflector } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
+import type { Logger } from 'pino';
+import {
+  AllExceptionsFilter,
+  AppConfig,
+  createLogger,
+  EnvelopeInterceptor,
+  ErrorWriter,
+  NestPinoLogger,
+  REQUEST_ID_HEADER,
+  RequestValidationPipe,
+  RouteRegistry,
+  requestIdFor,
+} from '@app/common';
+import { ApiModule } from './api.module';
+import { setupOpenApi } from './openapi/openapi';
+
+/** One log line per request, when it completes (with status and response time). */
+class CompletionOnlyLogController extends LogController {
+  override incomingRequest(): void {}
+}
+
+/** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
+const BETA_PREFIX = /^\/v1-beta1(?=\/|$|\?)/;
+
+export interface CreateAppOptions {
+  /** Where logs go (tests capture them); standard output by default. */
+  logger?: Logger;
+}
+
+/**
+ * Builds the configured API application, not yet listening: Fastify with request ids, the
+ * `/v1-beta1` alias, one error writer (Nest hands it Fastify's errors too), validation, the envelope,
+ * and the OpenAPI document at /docs.
+ */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = options.logger ?? createLogger(config);
+  const routes = new RouteRegistry();
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    logController: new CompletionOnlyLogController({ requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdFor,
+    bodyLimit: config.maxJsonBodyBytes,
+    trustProxy: config.trustProxy,
+    rewriteUrl: (request: IncomingMessage) => (request.url ?? '/').replace(BETA_PREFIX, '/v1'),
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+  });
+  const errors = new ErrorWriter(logger, routes);
+  app.useGlobalFilters(new AllExceptionsFilter(errors));
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
+  app.enableShutdownHooks();
+  setupOpenApi(app, config);
+  await app.init();
+  return app;
+}

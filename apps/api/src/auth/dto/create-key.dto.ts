@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { SCOPES, type Scope } from '@app/database';
+
+export class RateLimitOverrideDto {
+  @ApiPropertyOptional({ description: 'Requests per second for this key.', minimum: 1, maximum: 1_000_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  per_second?: number;
+
+  @ApiPropertyOptional({ description: 'Requests per minute for this key.', minimum: 1, maximum: 60_000_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(60_000_000)
+  per_minute?: number;
+}
+
+export class CreateKeyDto {
+  @ApiProperty({ description: 'A label for the key.', minLength: 1, maxLength: 100, example: 'catalogue pipeline' })
+  @IsString()
+  @Length(1, 100)
+  name: string;
+
+  @ApiProperty({ description: 'What the key may do; `admin` includes everything.', enum: SCOPES, isArray: true })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true })
+  scopes: Scope[];
+
+  @ApiPropertyOptional({ description: 'Calls the key may make in all; absent means unlimited.', minimum: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(2_000_000_000)
+  quota?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Account (by name) the key belongs to; created when new. Only an admin key of the `default` account may name another account.',
+    pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+    example: 'default',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'account must be 1 to 64 lower-case letters, digits, "_" or "-"' })
+  account?: string;
+
+  @ApiPropertyOptional({ description: 'Per-key override of the rate limits.', type: RateLimitOverrideDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RateLimitOverrideDto)
+  rate_limit?: RateLimitOverrideDto;
+}
+
+export class ListKeysQueryDto {
+  @ApiPropertyOptional({ description: 'Only the keys of this account (operators only; default: your own account).' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'account must be 1 to 64 lower-case letters, digits, "_" or "-"' })
+  account?: string;
+}

@@ -1,0 +1,179 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { timingSafeEqual } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { AppConfig, ServiceException } from '@app/common';
+import { AccountEntity, ApiKeyEntity, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
+import { generateKey, hashKey } from './api-key.format';
+import type { Principal } from './principal';
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: Scope[];
+  quota?: number | null;
+  /** Account name; the caller's own account when absent. */
+  account?: string;
+  rateLimit?: { perSecond?: number; perMinute?: number };
+}
+
+export interface CreatedKey {
+  entity: ApiKeyEntity;
+  account: string;
+  /** The secret, to be shown once. */
+  secret: string;
+}
+
+/** last_used_at is written at most this often per key, to keep reads cheap. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** API keys and accounts: creation, listing, revocation, authentication and call quotas. */
+@Injectable()
+export class KeysService {
+  private readonly adminKeyHash?: Buffer;
+  private readonly lastUsedWritten = new Map<number, number>();
+  private readonly logger = new Logger(KeysService.name);
+
+  constructor(
+    private readonly config: AppConfig,
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+  ) {
+    if (config.adminApiKey) this.adminKeyHash = Buffer.from(hashKey(config.adminApiKey), 'hex');
+  }
+
+  /** The principal of a presented key, or undefined when unknown or revoked. */
+  async authenticate(secret: string): Promise<Principal | undefined> {
+    const hash = hashKey(secret);
+    if (this.adminKeyHash && timingSafeEqual(this.adminKeyHash, Buffer.from(hash, 'hex'))) {
+      const account = await this.accountByName(DEFAULT_ACCOUNT_NAME);
+      return {
+        keyId: null,
+        accountId: account.id,
+        accountName: account.name,
+        scopes: ['admin'],
+        quota: null,
+        rateLimit: this.rateLimitOf(null),
+      };
+    }
+    const key = await this.keys.findOne({ where: { keyHash: hash, revoked: false }, relations: { account: true } });
+    if (!key || !key.account) return undefined;
+    this.touch(key.id);
+    return {
+      keyId: key.id,
+      accountId: key.accountId,
+      accountName: key.account.name,
+      scopes: key.scopes,
+      quota: key.quota,
+      rateLimit: this.rateLimitOf(key),
+    };
+  }
+
+  /** Counts one call against the key's quota; false when the quota is spent. Atomic across processes. */
+  async consumeCall(principal: Principal): Promise<boolean> {
+    if (principal.keyId === null || principal.quota === null) return true;
+    const result = await this.keys
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ callsUsed: () => 'calls_used + 1' })
+      .where('id = :id AND calls_used < quota', { id: principal.keyId })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  async create(input: CreateKeyInput, caller?: Principal): Promise<CreatedKey> {
+    const accountName = input.account ?? caller?.accountName ?? DEFAULT_ACCOUNT_NAME;
+    if (caller) this.assertMayManage(caller, accountName);
+    const account = await this.findOrCreateAccount(accountName);
+    const { secret, hash, prefix } = generateKey();
+    const entity = await this.keys.save(
+      this.keys.create({
+        accountId: account.id,
+        name: input.name,
+        prefix,
+        keyHash: hash,
+        scopes: input.scopes,
+        quota: input.quota ?? null,
+        callsUsed: 0,
+        rateLimitPerSecond: input.rateLimit?.perSecond ?? null,
+        rateLimitPerMinute: input.rateLimit?.perMinute ?? null,
+        revoked: false,
+        lastUsedAt: null,
+        revokedAt: null,
+      }),
+    );
+    const saved = await this.keys.findOneByOrFail({ id: entity.id });
+    return { entity: saved, account: account.name, secret };
+  }
+
+  /** Keys of one account (the caller's own unless an operator names another), oldest first. */
+  async list(caller?: Principal, accountName?: string): Promise<{ entity: ApiKeyEntity; account: string }[]> {
+    const name = accountName ?? caller?.accountName;
+    if (caller && name) this.assertMayManage(caller, name);
+    const keys = await this.keys.find({
+      where: name ? { account: { name } } : {},
+      relations: { account: true },
+      order: { id: 'ASC' },
+    });
+    return keys.map((entity) => ({ entity, account: entity.account?.name ?? '' }));
+  }
+
+  /** Revokes a key for good. A key outside the caller's reach is reported as not found. */
+  async revoke(id: number, caller?: Principal): Promise<{ entity: ApiKeyEntity; account: string }> {
+    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    if (!key || !key.account || (caller && !this.mayManage(caller, key.account.name))) {
+      throw new ServiceException('KEY_NOT_FOUND');
+    }
+    if (!key.revoked) {
+      key.revoked = true;
+      key.revokedAt = new Date();
+      await this.keys.save(key);
+    }
+    return { entity: key, account: key.account.name };
+  }
+
+  async countKeys(): Promise<number> {
+    return this.keys.count();
+  }
+
+  /** Operators (admin keys of the default account) manage every account; others only their own. */
+  private mayManage(caller: Principal, accountName: string): boolean {
+    return caller.accountName === accountName || (caller.accountName === DEFAULT_ACCOUNT_NAME && caller.scopes.includes('admin'));
+  }
+
+  private assertMayManage(caller: Principal, accountName: string): void {
+    if (!this.mayManage(caller, accountName)) {
+      throw new ServiceException('AUTH_FORBIDDEN', 'Only an admin key of the default account may manage other accounts.');
+    }
+  }
+
+  private async accountByName(name: string): Promise<AccountEntity> {
+    const account = await this.accounts.findOneBy({ name });
+    if (!account) throw new ServiceException('ACCOUNT_NOT_FOUND');
+    return account;
+  }
+
+  private async findOrCreateAccount(name: string): Promise<AccountEntity> {
+    const existing = await this.accounts.findOneBy({ name });
+    if (existing) return existing;
+    await this.accounts.createQueryBuilder().insert().into(AccountEntity).values({ name }).orIgnore().execute();
+    return this.accountByName(name);
+  }
+
+  private rateLimitOf(key: ApiKeyEntity | null): Principal['rateLimit'] {
+    return {
+      perSecond: key?.rateLimitPerSecond ?? this.config.rateLimitPerSecond,
+      perMinute: key?.rateLimitPerMinute ?? this.config.rateLimitPerMinute,
+    };
+  }
+
+  /** Records use without a write on every request. */
+  private touch(keyId: number): void {
+    const now = Date.now();
+    if (now - (this.lastUsedWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    this.lastUsedWritten.set(keyId, now);
+    this.keys.update({ id: keyId }, { lastUsedAt: new Date(now) }).catch((error: unknown) => {
+      this.lastUsedWritten.delete(keyId);
+      this.logger.warn(`could not record last use of key ${keyId}: ${String(error)}`);
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { REDIS, ServiceException, type RedisClient } from '@app/common';
+import { Public } from '../auth/require-scopes.decorator';
+import { ErrorBodyDto } from '../openapi/error-body.dto';
+
+type CheckResult = 'ok' | 'not_configured' | 'failing';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+@ApiTags('Health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: RedisClient,
+  ) {}
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process answers' })
+  @ApiOkResponse({ schema: { example: { data: { status: 'ok' } } } })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer' })
+  @ApiOkResponse({ schema: { example: { data: { status: 'ok', checks: { database: 'ok', redis: 'not_configured' } } } } })
+  @ApiServiceUnavailableResponse({ description: 'A dependency does not answer.', type: ErrorBodyDto })
+  async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
+    const [database, redis] = await Promise.all([
+      withTimeout(this.dataSource.query('SELECT 1')).then(
+        (): CheckResult => 'ok',
+        (): CheckResult => 'failing',
+      ),
+      this.redis
+        ? withTimeout(this.redis.ping()).then(
+            (): CheckResult => 'ok',
+            (): CheckResult => 'failing',
+          )
+        : Promise.resolve<CheckResult>('not_configured'),
+    ]);
+    const checks = { database, redis };
+    if (database === 'failing' || redis === 'failing') {
+      throw new ServiceException('NOT_READY', 'The service is not ready: a dependency does not answer.', { checks });
+    }
+    return { status: 'ok', checks };
+  }
+}

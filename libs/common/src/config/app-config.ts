@@ -1,0 +1,187 @@
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+
+/** Environment variables read by the service; the typed config is the only place that reads them. */
+export type Environment = Record<string, string | undefined>;
+
+/** One problem found in the environment, named by its variable. */
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/** Raised at start when the environment is invalid; lists every problem at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * The validated, typed configuration of every Atelier process.
+ * Built once by {@link loadConfig}; documented in docs/configuration.md.
+ */
+export class AppConfig {
+  /** TCP port of the HTTP API. */
+  readonly port: number;
+  /** Interface the HTTP API binds to. */
+  readonly host: string;
+  /** Absolute base URL clients reach the service at, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  /** Folder for the embedded database, the temporary bucket and key files (absolute). */
+  readonly dataDir: string;
+  /** PostgreSQL connection URL; undefined means embedded SQLite under dataDir. */
+  readonly databaseUrl?: string;
+  /** Redis connection URL; undefined means embedded mode (in-memory counters, in-process tasks). */
+  readonly redisUrl?: string;
+  /** Prefix of every Redis key and queue this deployment uses. */
+  readonly redisPrefix: string;
+  /** Admin key of the default account accepted from configuration, if any. */
+  readonly adminApiKey?: string;
+  /** Hosts or CIDRs that downloads may reach although private or loopback. */
+  readonly fetchAllowHosts: string[];
+  /** Default requests per second per API key. */
+  readonly rateLimitPerSecond: number;
+  /** Default requests per minute per API key. */
+  readonly rateLimitPerMinute: number;
+  /** Largest accepted JSON request body, in bytes. */
+  readonly maxJsonBodyBytes: number;
+  /** Minimum level of the structured logs. */
+  readonly logLevel: LogLevel;
+  /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
+  readonly trustProxy: boolean;
+
+  constructor(values: Omit<AppConfig, 'databaseKind'>) {
+    Object.assign(this, values);
+  }
+
+  get databaseKind(): 'sqlite' | 'postgres' {
+    return this.databaseUrl ? 'postgres' : 'sqlite';
+  }
+}
+
+class Reader {
+  readonly problems: ConfigProblem[] = [];
+
+  constructor(private readonly env: Environment) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string;
+  string(name: string): string | undefined;
+  string(name: string, fallback?: string): string | undefined {
+    return this.raw(name) ?? fallback;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push({ variable: name, message: `must be an integer from ${min} to ${max}, got "${value}"` });
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    this.problems.push({ variable: name, message: `must be true or false, got "${value}"` });
+    return fallback;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      const url = new URL(value);
+      if (!protocols.includes(url.protocol)) throw new Error('protocol');
+      return value;
+    } catch {
+      this.problems.push({
+        variable: name,
+        message: `must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}`,
+      });
+      return undefined;
+    }
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!allowed.includes(value as T)) {
+      this.problems.push({ variable: name, message: `must be one of ${allowed.join(', ')}, got "${value}"` });
+      return fallback;
+    }
+    return value as T;
+  }
+
+  problem(variable: string, message: string): void {
+    this.problems.push({ variable, message });
+  }
+}
+
+const HOST_PATTERN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+
+function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
+  if (!value) return [];
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const cidrOk =
+      bits === undefined || (/^\d+$/.test(bits) && family !== 0 && Number(bits) <= (family === 4 ? 32 : 128));
+    if (extra !== undefined || !cidrOk || (family === 0 && (bits !== undefined || !HOST_PATTERN.test(address)))) {
+      reader.problem('FETCH_ALLOW_HOSTS', `"${entry}" is neither a host name, an IP address nor a CIDR`);
+    }
+  }
+  return entries.map((entry) => entry.toLowerCase());
+}
+
+/**
+ * Reads and validates the environment. Throws {@link ConfigError} listing every problem,
+ * so that a bad deployment stops at start instead of failing later.
+ */
+export function loadConfig(env: Environment = process.env): AppConfig {
+  const read = new Reader(env);
+  const port = read.integer('PORT', 3000, 0, 65535);
+  const host = read.string('HOST', '127.0.0.1');
+  const publicBaseUrl = read.url('PUBLIC_BASE_URL', ['http:', 'https:']);
+  const adminApiKey = read.string('ADMIN_API_KEY');
+  if (adminApiKey !== undefined && adminApiKey.length < 32) {
+    read.problem('ADMIN_API_KEY', 'must be at least 32 characters long');
+  }
+  const redisPrefix = read.string('REDIS_PREFIX', 'atelier');
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisPrefix)) {
+    read.problem('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
+  }
+  const config = new AppConfig({
+    port,
+    host,
+    publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`).replace(/\/+$/, ''),
+    dataDir: resolve(read.string('DATA_DIR', './data')),
+    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix,
+    adminApiKey,
+    fetchAllowHosts: parseAllowHosts(read, read.string('FETCH_ALLOW_HOSTS')),
+    rateLimitPerSecond: read.integer('RATE_LIMIT_PER_SECOND', 4, 1, 1_000_000),
+    rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 120, 1, 60_000_000),
+    maxJsonBodyBytes: read.integer('MAX_JSON_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    trustProxy: read.boolean('TRUST_PROXY', false),
+  });
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}

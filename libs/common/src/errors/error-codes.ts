@@ -1,0 +1,56 @@
+/**
+ * The one catalogue of error codes Atelier emits. Each entry fixes the HTTP status, the
+ * contract's `error_type` group and the default message; docs/errors.md lists the same table.
+ */
+export type ErrorType =
+  | 'auth'
+  | 'billing'
+  | 'general'
+  | 'image'
+  | 'runtime_settings'
+  | 'scene'
+  | 'storage'
+  | 'user'
+  | 'validation';
+
+export interface ErrorDefinition {
+  readonly code: string;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly message: string;
+}
+
+function define<T extends Record<string, Omit<ErrorDefinition, never>>>(catalogue: T): T {
+  return catalogue;
+}
+
+export const ErrorCodes = define({
+  AUTH_REQUIRED: { code: '111', status: 401, type: 'auth', message: 'Authorization is required.' },
+  AUTH_INVALID_KEY: { code: '111', status: 401, type: 'auth', message: 'The API key is unknown or revoked.' },
+  AUTH_FORBIDDEN: {
+    code: '113',
+    status: 403,
+    type: 'auth',
+    message: 'The API key lacks the permission for this request.',
+  },
+  QUOTA_EXHAUSTED: { code: '1101', status: 402, type: 'billing', message: 'No API calls left for this API key.' },
+  RATE_LIMITED: { code: '2001', status: 429, type: 'general', message: 'Too Many Requests. Rate limit exceeded.' },
+  KEY_NOT_FOUND: { code: '1201', status: 404, type: 'user', message: 'API key not found.' },
+  ACCOUNT_NOT_FOUND: { code: '1202', status: 404, type: 'user', message: 'Account not found.' },
+  VALIDATION: { code: '9000', status: 422, type: 'validation', message: 'Validation failed.' },
+  MALFORMED_BODY: { code: '9001', status: 400, type: 'validation', message: 'The request body is not valid JSON.' },
+  ROUTE_NOT_FOUND: { code: '9002', status: 404, type: 'general', message: 'Route not found.' },
+  METHOD_NOT_ALLOWED: { code: '9003', status: 405, type: 'general', message: 'Method not allowed.' },
+  PAYLOAD_TOO_LARGE: { code: '9004', status: 413, type: 'general', message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: '9005',
+    status: 415,
+    type: 'general',
+    message: 'Unsupported content type; send application/json.',
+  },
+  BAD_REQUEST: { code: '9006', status: 400, type: 'general', message: 'Bad request.' },
+  INTERNAL: { code: '9500', status: 500, type: 'runtime_settings', message: 'Internal error.' },
+  NOT_READY: { code: '9503', status: 503, type: 'runtime_settings', message: 'The service is not ready.' },
+} as const);
+
+export type ErrorCodeName = keyof typeof ErrorCodes;

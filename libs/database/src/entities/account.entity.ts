@@ -1,0 +1,17 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** The owner of keys, storages and tasks; one account never sees another's. */
+@Entity({ name: 'accounts' })
+export class AccountEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  name: string;
+
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt: Date;
+}
+
+/** Name of the account that exists from the first migration on. */
+export const DEFAULT_ACCOUNT_NAME = 'default';

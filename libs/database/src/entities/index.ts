@@ -1,0 +1,8 @@
+import { AccountEntity } from './account.entity';
+import { ApiKeyEntity } from './api-key.entity';
+
+export * from './account.entity';
+export * from './api-key.entity';
+
+/** Every entity the service persists. */
+export const ENTITIES = [AccountEntity, ApiKeyEntity];

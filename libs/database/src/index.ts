@@ -1,0 +1,3 @@
+export * from './database.module';
+export * from './data-source';
+export * from './entities';

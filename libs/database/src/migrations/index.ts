@@ -1,0 +1,4 @@
+import { AccountsAndKeys1763800000000 } from './1763800000000-accounts-and-keys';
+
+/** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
+export const MIGRATIONS = [AccountsAndKeys1763800000000];
