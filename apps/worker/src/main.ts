@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
+import { EDIT_QUEUE } from '@app/editing';
+import { WorkerModule } from './worker.module';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    process.stderr.write(
+      'The worker runs queued jobs from Redis and needs REDIS_URL.\n' +
+        'Without REDIS_URL (embedded mode) the API process runs tasks itself; no worker is needed.\n',
+    );
+    process.exit(2);
+  }
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, config.redisUrl), {
+    logger: new NestPinoLogger(createLogger(config)),
+  });
+  // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds.
+  app.enableShutdownHooks();
+  await app.init();
+  const queue = app.get<Queue>(getQueueToken(EDIT_QUEUE));
+  await queue.waitUntilReady();
+  new Logger('Worker').log(`Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\nSee docs/configuration.md.\n`);
+  else process.stderr.write(`Atelier worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('fills the documented defaults from an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      publicBaseUrl: 'http://127.0.0.1:3000',
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      fetchAllowHosts: [],
+      rateLimitPerSecond: 4,
+      rateLimitPerMinute: 120,
+      logLevel: 'info',
+    });
+    expect(config.databaseKind).toBe('sqlite');
+  });
+
+  it('reads every fixed variable name', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://images.example.com/',
+      DATA_DIR: '/var/lib/atelier',
+      DATABASE_URL: 'postgres://u@db:5432/atelier',
+      REDIS_URL: 'redis://cache:6379',
+      ADMIN_API_KEY: 'k'.repeat(40),
+      FETCH_ALLOW_HOSTS: 'assets.internal, 10.0.0.0/8 ,127.0.0.2,::1',
+      RATE_LIMIT_PER_SECOND: '10',
+      RATE_LIMIT_PER_MINUTE: '600',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      publicBaseUrl: 'https://images.example.com',
+      dataDir: '/var/lib/atelier',
+      databaseUrl: 'postgres://u@db:5432/atelier',
+      redisUrl: 'redis://cache:6379',
+      fetchAllowHosts: ['assets.internal', '10.0.0.0/8', '127.0.0.2', '::1'],
+      rateLimitPerSecond: 10,
+      rateLimitPerMinute: 600,
+    });
+    expect(config.databaseKind).toBe('postgres');
+  });
+
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: '70000',
+        PUBLIC_BASE_URL: 'ftp://x',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'http://x',
+        ADMIN_API_KEY: 'short',
+        FETCH_ALLOW_HOSTS: 'ok.host,bad host,10.0.0.1/33',
+        RATE_LIMIT_PER_MINUTE: '-1',
+        LOG_LEVEL: 'loud',
+        TRUST_PROXY: 'maybe',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((p) => p.variable);
+    expect(variables).toEqual([
+      'PORT',
+      'PUBLIC_BASE_URL',
+      'ADMIN_API_KEY',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'FETCH_ALLOW_HOSTS',
+      'FETCH_ALLOW_HOSTS',
+      'RATE_LIMIT_PER_MINUTE',
+      'LOG_LEVEL',
+      'TRUST_PROXY',
+    ]);
+    expect((error as ConfigError).message).toContain('PORT: must be an integer from 0 to 65535, got "70000"');
+  });
+});

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderOpenApi } from '../apps/api/src/openapi/write-openapi';
+import { testRedisUrl } from './helpers/databases';
+import { call } from './helpers/http';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+describe('health checks', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers liveness without a key', async () => {
+    const res = await call(t.url, 'GET', '/health/live');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { status: 'ok' } });
+    expect(res.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('answers readiness with the database (and Redis when configured)', async () => {
+    const res = await call(t.url, 'GET', '/health/ready');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: { status: 'ok', checks: { database: 'ok', redis: testRedisUrl ? 'ok' : 'not_configured' } },
+    });
+  });
+
+  it('answers 503 when the database is gone', async () => {
+    const other = await startTestApp();
+    const { DataSource } = await import('typeorm');
+    await other.app.get(DataSource).destroy();
+    try {
+      const res = await call(other.url, 'GET', '/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ error_code: '9503', error_type: 'runtime_settings' });
+      expect(res.body.error_details.checks.database).toBe('failing');
+    } finally {
+      await other.app.close().catch(() => undefined);
+      await other.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is committed as openapi.json and current with the code (run `npm run openapi` after API changes)', async () => {
+    const committed = readFileSync(resolve(__dirname, '../openapi.json'), 'utf8');
+    expect(JSON.parse(await renderOpenApi())).toEqual(JSON.parse(committed));
+  });
+
+  it('documents bearer auth, the envelope and the error bodies', async () => {
+    const doc = JSON.parse(await renderOpenApi());
+    expect(doc.components.securitySchemes.bearer.scheme).toBe('bearer');
+    const create = doc.paths['/v1/keys'].post;
+    expect(create.security).toEqual([{ bearer: [] }]);
+    expect(create.responses['200'].content['application/json'].schema.required).toEqual(['data']);
+    for (const status of ['401', '403', '422', '429']) expect(create.responses[status]).toBeDefined();
+    expect(doc.components.schemas.ErrorBodyDto.required).toEqual(['error_code', 'error_type', 'error_message', 'error_details']);
+  });
+});

@@ -1,0 +1,139 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisUrl } from './helpers/databases';
+import { call } from './helpers/http';
+import { API_MAIN, KEYS_CLI, runToEnd, startApiProcess, startProcess, WORKER_MAIN } from './helpers/process';
+import { scratchEnvironment } from './helpers/test-app';
+
+describe('the built service as a new user starts it', () => {
+  let env: Record<string, string | undefined>;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const scratch = await scratchEnvironment({ ADMIN_API_KEY: '', LOG_LEVEL: 'warn' });
+    env = scratch.env;
+    cleanup = scratch.cleanup;
+  });
+  afterAll(() => cleanup());
+
+  it('creates and prints an admin key once at first start, and never again', async () => {
+    const first = await startApiProcess(env);
+    await first.stop();
+    const printed = first.output().match(/\bsk_[A-Za-z0-9_-]{43}\b/g) ?? [];
+    expect(printed).toHaveLength(1);
+    const key = printed[0];
+
+    const second = await startApiProcess(env);
+    try {
+      expect(second.output()).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
+      const res = await call(second.url, 'GET', '/v1/keys', { key });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([expect.objectContaining({ name: 'bootstrap admin', scopes: ['admin'], account: 'default' })]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('serves the Swagger UI and the OpenAPI document without a key', async () => {
+    const api = await startApiProcess(env);
+    try {
+      const page = await fetch(`${api.url}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await page.text()).toContain('swagger-ui');
+      const init = await fetch(`${api.url}/docs/swagger-ui-init.js`);
+      expect(init.status).toBe(200);
+      const doc = await (await fetch(`${api.url}/docs/openapi.json`)).json();
+      expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/keys', '/v1/keys/{id}', '/health/live', '/health/ready']));
+      expect(Object.keys(doc.paths).some((path) => path.startsWith('/v1-beta1'))).toBe(false);
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it('manages keys from the command line against the same database', async () => {
+    const created = await runToEnd(KEYS_CLI, ['create', '--name', 'cli key', '--scopes', 'storage,image_editing', '--quota', '10'], env);
+    expect(created.code).toBe(0);
+    const secret = created.output.match(/\bsk_[A-Za-z0-9_-]{43}\b/)?.[0];
+    expect(secret).toBeDefined();
+    const id = created.output.match(/Created key (\d+)/)?.[1];
+
+    const listed = await runToEnd(KEYS_CLI, ['list', '--json'], env);
+    expect(listed.code).toBe(0);
+    const keys = JSON.parse(listed.output);
+    expect(keys).toEqual(expect.arrayContaining([expect.objectContaining({ id: Number(id), name: 'cli key', quota: 10, scopes: ['storage', 'image_editing'] })]));
+    expect(listed.output).not.toContain(secret);
+
+    const api = await startApiProcess(env);
+    try {
+      expect((await call(api.url, 'GET', '/v1/keys', { key: secret })).status).toBe(403);
+      const revoked = await runToEnd(KEYS_CLI, ['revoke', String(id)], env);
+      expect(revoked.code).toBe(0);
+      expect(revoked.output).toContain(`Revoked key ${id}`);
+      expect((await call(api.url, 'GET', '/v1/keys', { key: secret })).status).toBe(401);
+    } finally {
+      await api.stop();
+    }
+
+    const bad = await runToEnd(KEYS_CLI, ['create', '--name', 'x', '--scopes', 'root'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.output).toContain('unknown scope(s): root');
+    const missing = await runToEnd(KEYS_CLI, ['revoke', '999999'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain('API key not found.');
+  });
+
+  it('refuses to start with a bad configuration and lists every problem', async () => {
+    const result = await runToEnd(
+      API_MAIN,
+      [],
+      { ...env, PORT: 'eighty', RATE_LIMIT_PER_SECOND: '0', DATABASE_URL: 'mysql://x', FETCH_ALLOW_HOSTS: '10.0.0.0/99' },
+    );
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('Invalid configuration');
+    for (const variable of ['PORT', 'RATE_LIMIT_PER_SECOND', 'DATABASE_URL', 'FETCH_ALLOW_HOSTS']) {
+      expect(result.output).toContain(`- ${variable}:`);
+    }
+  });
+});
+
+describe('the worker process', () => {
+  it('refuses to start without REDIS_URL and says why', async () => {
+    const result = await runToEnd(WORKER_MAIN, [], { DATA_DIR: '/tmp/atelier-worker-no-redis' });
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('needs REDIS_URL');
+  });
+
+  it.runIf(testRedisUrl)('connects to its queue on Redis and stops cleanly on SIGTERM', async () => {
+    const scratch = await scratchEnvironment({ LOG_LEVEL: 'info' });
+    const worker = startProcess(WORKER_MAIN, [], scratch.env);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!worker.output().includes('worker connected') && Date.now() < deadline) {
+        if (worker.child.exitCode !== null) break;
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      const messages = worker
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line).msg as string);
+      expect(messages).toContain(`Atelier worker connected to queue "image-edit" (prefix "${scratch.env.REDIS_PREFIX}")`);
+      const redis = new Redis(testRedisUrl!);
+      try {
+        const clients = await redis.client('LIST');
+        expect(String(clients)).toContain('atelier-worker');
+      } finally {
+        redis.disconnect();
+      }
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      expect(worker.child.signalCode).toBe('SIGTERM');
+      expect(worker.output()).toContain('Atelier worker stopped (SIGTERM)');
+    } finally {
+      await worker.stop();
+      await scratch.cleanup();
+    }
+  });
+});
