@@ -53,7 +53,14 @@ describe('API keys, scopes and quotas', () => {
     const created = await createKey({ name: 'pipeline', scopes: ['image_editing', 'storage'] });
     expect(created.key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
     expect(created.key.startsWith(created.prefix)).toBe(true);
-    expect(created).toMatchObject({ name: 'pipeline', account: 'default', scopes: ['image_editing', 'storage'], revoked: false, quota: null, calls_used: 0 });
+    expect(created).toMatchObject({
+      name: 'pipeline',
+      account: 'default',
+      scopes: ['image_editing', 'storage'],
+      revoked: false,
+      quota: null,
+      calls_used: 0,
+    });
 
     const list = await admin.get('/v1/keys');
     const listed = list.body.data.find((key: { id: number }) => key.id === created.id);
@@ -95,7 +102,12 @@ describe('API keys, scopes and quotas', () => {
   it('answers 404 for an unknown key id', async () => {
     const res = await admin.delete('/v1/keys/987654');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error_code: '1201', error_type: 'user', error_message: 'API key not found.', error_details: {} });
+    expect(res.body).toEqual({
+      error_code: '1201',
+      error_type: 'user',
+      error_message: 'API key not found.',
+      error_details: {},
+    });
   });
 
   it('answers 402 once the key quota is spent, and counts only admitted calls', async () => {
@@ -144,7 +156,10 @@ describe('API keys, scopes and quotas', () => {
     const unauthenticated = await call(t.url, 'GET', '/v1-beta1/keys');
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.body).toEqual(AUTH_REQUIRED);
-    const created = await call(t.url, 'POST', '/v1-beta1/keys', { key: t.adminKey, body: { name: 'beta', scopes: ['storage'] } });
+    const created = await call(t.url, 'POST', '/v1-beta1/keys', {
+      key: t.adminKey,
+      body: { name: 'beta', scopes: ['storage'] },
+    });
     expect(created.status).toBe(200);
     expect(created.body.data.key).toMatch(/^sk_/);
   });

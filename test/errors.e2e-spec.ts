@@ -117,7 +117,10 @@ describe('error bodies', () => {
     const dataSource = t.app.get<DataSource>(getDataSourceToken());
     await dataSource.query('ALTER TABLE api_keys RENAME TO api_keys_moved');
     try {
-      const res = await call(t.url, 'GET', '/v1/keys', { key: 'sk_not_a_real_key', headers: { 'x-request-id': 'req-500' } });
+      const res = await call(t.url, 'GET', '/v1/keys', {
+        key: 'sk_not_a_real_key',
+        headers: { 'x-request-id': 'req-500' },
+      });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({
         error_code: '9500',
@@ -126,7 +129,9 @@ describe('error bodies', () => {
         error_details: { request_id: 'req-500' },
       });
       expect(res.text).not.toMatch(/api_keys|SELECT|stack|at /i);
-      const logged = t.logs.map((line) => JSON.parse(line)).find((line) => line.request_id === 'req-500' && line.level === 'error');
+      const logged = t.logs
+        .map((line) => JSON.parse(line))
+        .find((line) => line.request_id === 'req-500' && line.level === 'error');
       expect(logged?.err?.message).toMatch(/api_keys/);
     } finally {
       await dataSource.query('ALTER TABLE api_keys_moved RENAME TO api_keys');

@@ -58,6 +58,11 @@ describe('OpenAPI document', () => {
     expect(create.security).toEqual([{ bearer: [] }]);
     expect(create.responses['200'].content['application/json'].schema.required).toEqual(['data']);
     for (const status of ['401', '403', '422', '429']) expect(create.responses[status]).toBeDefined();
-    expect(doc.components.schemas.ErrorBodyDto.required).toEqual(['error_code', 'error_type', 'error_message', 'error_details']);
+    expect(doc.components.schemas.ErrorBodyDto.required).toEqual([
+      'error_code',
+      'error_type',
+      'error_message',
+      'error_details',
+    ]);
   });
 });

@@ -28,7 +28,9 @@ describe('the built service as a new user starts it', () => {
       expect(second.output()).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
       const res = await call(second.url, 'GET', '/v1/keys', { key });
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual([expect.objectContaining({ name: 'bootstrap admin', scopes: ['admin'], account: 'default' })]);
+      expect(res.body.data).toEqual([
+        expect.objectContaining({ name: 'bootstrap admin', scopes: ['admin'], account: 'default' }),
+      ]);
     } finally {
       await second.stop();
     }
@@ -43,9 +45,11 @@ describe('the built service as a new user starts it', () => {
       expect(await page.text()).toContain('swagger-ui');
       const init = await fetch(`${api.url}/docs/swagger-ui-init.js`);
       expect(init.status).toBe(200);
-      const doc = await (await fetch(`${api.url}/docs/openapi.json`)).json();
+      const doc = (await (await fetch(`${api.url}/docs/openapi.json`)).json()) as any;
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/keys', '/v1/keys/{id}', '/health/live', '/health/ready']));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(['/v1/keys', '/v1/keys/{id}', '/health/live', '/health/ready']),
+      );
       expect(Object.keys(doc.paths).some((path) => path.startsWith('/v1-beta1'))).toBe(false);
     } finally {
       await api.stop();
@@ -53,7 +57,11 @@ describe('the built service as a new user starts it', () => {
   });
 
   it('manages keys from the command line against the same database', async () => {
-    const created = await runToEnd(KEYS_CLI, ['create', '--name', 'cli key', '--scopes', 'storage,image_editing', '--quota', '10'], env);
+    const created = await runToEnd(
+      KEYS_CLI,
+      ['create', '--name', 'cli key', '--scopes', 'storage,image_editing', '--quota', '10'],
+      env,
+    );
     expect(created.code).toBe(0);
     const secret = created.output.match(/\bsk_[A-Za-z0-9_-]{43}\b/)?.[0];
     expect(secret).toBeDefined();
@@ -62,7 +70,11 @@ describe('the built service as a new user starts it', () => {
     const listed = await runToEnd(KEYS_CLI, ['list', '--json'], env);
     expect(listed.code).toBe(0);
     const keys = JSON.parse(listed.output);
-    expect(keys).toEqual(expect.arrayContaining([expect.objectContaining({ id: Number(id), name: 'cli key', quota: 10, scopes: ['storage', 'image_editing'] })]));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: Number(id), name: 'cli key', quota: 10, scopes: ['storage', 'image_editing'] }),
+      ]),
+    );
     expect(listed.output).not.toContain(secret);
 
     const api = await startApiProcess(env);
@@ -85,11 +97,13 @@ describe('the built service as a new user starts it', () => {
   });
 
   it('refuses to start with a bad configuration and lists every problem', async () => {
-    const result = await runToEnd(
-      API_MAIN,
-      [],
-      { ...env, PORT: 'eighty', RATE_LIMIT_PER_SECOND: '0', DATABASE_URL: 'mysql://x', FETCH_ALLOW_HOSTS: '10.0.0.0/99' },
-    );
+    const result = await runToEnd(API_MAIN, [], {
+      ...env,
+      PORT: 'eighty',
+      RATE_LIMIT_PER_SECOND: '0',
+      DATABASE_URL: 'mysql://x',
+      FETCH_ALLOW_HOSTS: '10.0.0.0/99',
+    });
     expect(result.code).toBe(1);
     expect(result.output).toContain('Invalid configuration');
     for (const variable of ['PORT', 'RATE_LIMIT_PER_SECOND', 'DATABASE_URL', 'FETCH_ALLOW_HOSTS']) {
@@ -119,7 +133,9 @@ describe('the worker process', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line).msg as string);
-      expect(messages).toContain(`Atelier worker connected to queue "image-edit" (prefix "${scratch.env.REDIS_PREFIX}")`);
+      expect(messages).toContain(
+        `Atelier worker connected to queue "image-edit" (prefix "${scratch.env.REDIS_PREFIX}")`,
+      );
       const redis = new Redis(testRedisUrl!);
       try {
         const clients = await redis.client('LIST');

@@ -23,7 +23,10 @@ describe('rate limits per API key', () => {
 
   const newKey = async (body: Record<string, unknown> = {}) => {
     await atWindowStart();
-    const res = await call(t.url, 'POST', '/v1/keys', { key: t.adminKey, body: { name: 'rl', scopes: ['admin'], ...body } });
+    const res = await call(t.url, 'POST', '/v1/keys', {
+      key: t.adminKey,
+      body: { name: 'rl', scopes: ['admin'], ...body },
+    });
     expect(res.status).toBe(200);
     return res.body.data.key as string;
   };
@@ -86,7 +89,9 @@ describe('rate limits per API key', () => {
   });
 
   it('does not limit the public health routes', async () => {
-    const statuses = await Promise.all(Array.from({ length: 10 }, () => call(t.url, 'GET', '/health/live').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, () => call(t.url, 'GET', '/health/live').then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
   });
 });
@@ -98,7 +103,11 @@ describe.runIf(testRedisUrl)('rate limits shared through Redis by two API proces
   let adminKey: string;
 
   beforeAll(async () => {
-    const scratch = await scratchEnvironment({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_PER_MINUTE: '100000' });
+    const scratch = await scratchEnvironment({
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '1000',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     cleanup = scratch.cleanup;
     adminKey = scratch.env.ADMIN_API_KEY!;
     a = await startApiProcess(scratch.env);
@@ -111,7 +120,11 @@ describe.runIf(testRedisUrl)('rate limits shared through Redis by two API proces
   });
 
   it('enforces one combined per-key limit across both processes', async () => {
-    const created = await client(a.url, adminKey).post('/v1/keys', { name: 'shared', scopes: ['admin'], rate_limit: { per_minute: 10 } });
+    const created = await client(a.url, adminKey).post('/v1/keys', {
+      name: 'shared',
+      scopes: ['admin'],
+      rate_limit: { per_minute: 10 },
+    });
     expect(created.status).toBe(200);
     const key = created.body.data.key as string;
     await atWindowStart(true);

@@ -15,7 +15,12 @@ export interface RequestOptions {
 }
 
 /** One HTTP request to the service over real TCP, as a client would make it. */
-export async function call(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   let body: string | Buffer | undefined = options.rawBody;

@@ -58,7 +58,12 @@ export function startProcess(script: string, args: string[], env: Environment): 
 }
 
 /** Runs a command to its end (bounded by a timeout) and returns its code and output. */
-export async function runToEnd(script: string, args: string[], env: Environment, timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
+export async function runToEnd(
+  script: string,
+  args: string[],
+  env: Environment,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; output: string }> {
   const running = startProcess(script, args, env);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), timeoutMs);
   const code = await running.exited;

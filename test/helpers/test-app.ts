@@ -7,7 +7,13 @@ import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, createLogger, loadConfig, type Environment } from '@app/common';
 import { createApp } from '../../apps/api/src/app.factory';
-import { createScratchDatabase, scratchRedisPrefix, testPostgresUrl, testRedisUrl, type ScratchDatabase } from './databases';
+import {
+  createScratchDatabase,
+  scratchRedisPrefix,
+  testPostgresUrl,
+  testRedisUrl,
+  type ScratchDatabase,
+} from './databases';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -23,7 +29,9 @@ export interface TestApp {
 }
 
 /** A fresh DATA_DIR (and PostgreSQL database and Redis prefix when configured) for one app. */
-export async function scratchEnvironment(env: Environment = {}): Promise<{ env: Environment; cleanup: () => Promise<void> }> {
+export async function scratchEnvironment(
+  env: Environment = {},
+): Promise<{ env: Environment; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'atelier-test-'));
   let database: ScratchDatabase | undefined;
   if (testPostgresUrl && env.DATABASE_URL === undefined) database = await createScratchDatabase();

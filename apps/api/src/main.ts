@@ -7,14 +7,18 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
-  new Logger('Main').log(`Atelier API listening on ${config.publicBaseUrl} (Swagger UI at ${config.publicBaseUrl}/docs)`);
+  new Logger('Main').log(
+    `Atelier API listening on ${config.publicBaseUrl} (Swagger UI at ${config.publicBaseUrl}/docs)`,
+  );
 }
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\nSee docs/configuration.md.\n`);
   } else {
-    process.stderr.write(`Atelier API failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `Atelier API failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   process.exit(1);
 });

@@ -17,7 +17,10 @@ export class KeysController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create an API key', description: 'The response holds the secret key once; only its hash is stored.' })
+  @ApiOperation({
+    summary: 'Create an API key',
+    description: 'The response holds the secret key once; only its hash is stored.',
+  })
   @ApiEnvelope(CreatedKeyResponseDto)
   async create(@Body() body: CreateKeyDto, @CurrentPrincipal() caller: Principal): Promise<CreatedKeyResponseDto> {
     const created = await this.keys.create(
@@ -45,7 +48,10 @@ export class KeysController {
   @ApiOperation({ summary: 'Revoke an API key', description: 'The key stops working at once, in every API instance.' })
   @ApiEnvelope(KeyResponseDto)
   @ApiNotFoundResponse({ description: 'No such key in your reach.', type: ErrorBodyDto })
-  async revoke(@Param('id', new ParseIdPipe('id')) id: number, @CurrentPrincipal() caller: Principal): Promise<KeyResponseDto> {
+  async revoke(
+    @Param('id', new ParseIdPipe('id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<KeyResponseDto> {
     const { entity, account } = await this.keys.revoke(id, caller);
     return toKeyResponse(entity, account);
   }

@@ -137,12 +137,18 @@ export class KeysService {
 
   /** Operators (admin keys of the default account) manage every account; others only their own. */
   private mayManage(caller: Principal, accountName: string): boolean {
-    return caller.accountName === accountName || (caller.accountName === DEFAULT_ACCOUNT_NAME && caller.scopes.includes('admin'));
+    return (
+      caller.accountName === accountName ||
+      (caller.accountName === DEFAULT_ACCOUNT_NAME && caller.scopes.includes('admin'))
+    );
   }
 
   private assertMayManage(caller: Principal, accountName: string): void {
     if (!this.mayManage(caller, accountName)) {
-      throw new ServiceException('AUTH_FORBIDDEN', 'Only an admin key of the default account may manage other accounts.');
+      throw new ServiceException(
+        'AUTH_FORBIDDEN',
+        'Only an admin key of the default account may manage other accounts.',
+      );
     }
   }
 

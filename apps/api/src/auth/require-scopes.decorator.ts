@@ -1,5 +1,10 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Scope } from '@app/database';
 import { ErrorBodyDto, RateLimitErrorDto } from '../openapi/error-body.dto';
 
@@ -15,7 +20,10 @@ export const RequireScopes = (...scopes: Scope[]) =>
     SetMetadata(SCOPES_KEY, scopes),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'No key, or an unknown or revoked key.', type: ErrorBodyDto }),
-    ApiForbiddenResponse({ description: `The key lacks the scope (${[...scopes, 'admin'].join(' or ')}).`, type: ErrorBodyDto }),
+    ApiForbiddenResponse({
+      description: `The key lacks the scope (${[...scopes, 'admin'].join(' or ')}).`,
+      type: ErrorBodyDto,
+    }),
     ApiTooManyRequestsResponse({ description: 'Rate limit exceeded.', type: RateLimitErrorDto }),
   );
 

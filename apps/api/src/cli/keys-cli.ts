@@ -34,7 +34,10 @@ function positiveInt(name: string, value: string | undefined): number | undefine
 }
 
 function parseScopes(value: string | undefined): Scope[] {
-  const scopes = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (scopes.length === 0) throw new UsageError('--scopes is required');
   const unknown = scopes.filter((scope) => !SCOPES.includes(scope as Scope));
   if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}; use ${SCOPES.join(', ')}`);
@@ -54,7 +57,14 @@ function table(keys: KeyResponseDto[]): string {
   ]);
   const header = ['ID', 'ACCOUNT', 'NAME', 'PREFIX', 'SCOPES', 'CALLS', 'STATE', 'LAST USED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -86,10 +96,14 @@ async function run(argv: string[]): Promise<void> {
           scopes: parseScopes(values.scopes),
           quota: positiveInt('quota', values.quota),
           account: values.account,
-          rateLimit: { perSecond: positiveInt('per-second', values['per-second']), perMinute: positiveInt('per-minute', values['per-minute']) },
+          rateLimit: {
+            perSecond: positiveInt('per-second', values['per-second']),
+            perMinute: positiveInt('per-minute', values['per-minute']),
+          },
         }
       : undefined;
-  if (input && (input.name.length < 1 || input.name.length > 100)) throw new UsageError('--name is required (1 to 100 characters)');
+  if (input && (input.name.length < 1 || input.name.length > 100))
+    throw new UsageError('--name is required (1 to 100 characters)');
   if (input?.account !== undefined && !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(input.account)) {
     throw new UsageError('--account must be 1 to 64 lower-case letters, digits, "_" or "-"');
   }
@@ -107,7 +121,9 @@ async function run(argv: string[]): Promise<void> {
           `Key (shown once, store it now):\n${created.secret}\n`,
       );
     } else if (command === 'list') {
-      const listed = (await keys.list(undefined, values.account)).map(({ entity, account }) => toKeyResponse(entity, account));
+      const listed = (await keys.list(undefined, values.account)).map(({ entity, account }) =>
+        toKeyResponse(entity, account),
+      );
       process.stdout.write(values.json ? `${JSON.stringify(listed, null, 2)}\n` : `${table(listed)}\n`);
     } else if (revokeId !== undefined) {
       const { entity } = await keys.revoke(revokeId);

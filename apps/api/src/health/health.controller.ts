@@ -35,7 +35,9 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer' })
-  @ApiOkResponse({ schema: { example: { data: { status: 'ok', checks: { database: 'ok', redis: 'not_configured' } } } } })
+  @ApiOkResponse({
+    schema: { example: { data: { status: 'ok', checks: { database: 'ok', redis: 'not_configured' } } } },
+  })
   @ApiServiceUnavailableResponse({ description: 'A dependency does not answer.', type: ErrorBodyDto })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
     const [database, redis] = await Promise.all([

@@ -4,11 +4,12 @@ import { ErrorBodyDto } from './error-body.dto';
 
 /** Documents a 200 whose body is the envelope `{"data": T}` (or `{"data": T[]}`), plus the 422. */
 export function ApiEnvelope(model: Type<unknown> | null, options: { isArray?: boolean; description?: string } = {}) {
-  const data = model === null
-    ? { type: 'object', nullable: true, example: null }
-    : options.isArray
-      ? { type: 'array', items: { $ref: getSchemaPath(model) } }
-      : { $ref: getSchemaPath(model) };
+  const data =
+    model === null
+      ? { type: 'object', nullable: true, example: null }
+      : options.isArray
+        ? { type: 'array', items: { $ref: getSchemaPath(model) } }
+        : { $ref: getSchemaPath(model) };
   return applyDecorators(
     ...(model ? [ApiExtraModels(model)] : []),
     ApiOkResponse({

@@ -14,9 +14,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Atelier')
     .setDescription(DESCRIPTION)
     .setVersion('v1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An Atelier API key (sk_...).' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'API key',
+      description: 'An Atelier API key (sk_...).',
+    })
     .build();
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  return SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
 }
 
 /** Swagger UI at /docs (bearer auth) and the document at /docs/openapi.json. */

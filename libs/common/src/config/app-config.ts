@@ -13,9 +13,7 @@ export interface ConfigProblem {
 /** Raised at start when the environment is invalid; lists every problem at once. */
 export class ConfigError extends Error {
   constructor(readonly problems: ConfigProblem[]) {
-    super(
-      `Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`,
-    );
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
@@ -136,7 +134,10 @@ const HOST_PATTERN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-
 
 function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
   if (!value) return [];
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/');
     const family = isIP(address);
@@ -169,7 +170,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   const config = new AppConfig({
     port,
     host,
-    publicBaseUrl: (publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: (
+      publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
+    ).replace(/\/+$/, ''),
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

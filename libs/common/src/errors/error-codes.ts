@@ -3,15 +3,7 @@
  * contract's `error_type` group and the default message; docs/errors.md lists the same table.
  */
 export type ErrorType =
-  | 'auth'
-  | 'billing'
-  | 'general'
-  | 'image'
-  | 'runtime_settings'
-  | 'scene'
-  | 'storage'
-  | 'user'
-  | 'validation';
+  'auth' | 'billing' | 'general' | 'image' | 'runtime_settings' | 'scene' | 'storage' | 'user' | 'validation';
 
 export interface ErrorDefinition {
   readonly code: string;

@@ -37,7 +37,8 @@ function fromFramework(error: FrameworkError): ServiceException | undefined {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ServiceException('UNSUPPORTED_MEDIA_TYPE');
   }
-  if (error instanceof SyntaxError && (error as FrameworkError).statusCode === 400) return new ServiceException('MALFORMED_BODY');
+  if (error instanceof SyntaxError && (error as FrameworkError).statusCode === 400)
+    return new ServiceException('MALFORMED_BODY');
   if (error.statusCode === 413) return new ServiceException('PAYLOAD_TOO_LARGE');
   if (error.statusCode === 415) return new ServiceException('UNSUPPORTED_MEDIA_TYPE');
   return undefined;
@@ -45,7 +46,8 @@ function fromFramework(error: FrameworkError): ServiceException | undefined {
 
 function fromHttpException(error: HttpException): ServiceException {
   // Nest wraps Fastify's own errors (body parsing, limits) in an HttpException with the cause.
-  const framework = error.cause && typeof error.cause === 'object' ? fromFramework(error.cause as FrameworkError) : undefined;
+  const framework =
+    error.cause && typeof error.cause === 'object' ? fromFramework(error.cause as FrameworkError) : undefined;
   if (framework) return framework;
   const status = error.getStatus();
   switch (status) {

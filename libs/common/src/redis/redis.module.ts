@@ -8,7 +8,12 @@ export type RedisClient = Redis | null;
 
 /** Opens a Redis client for REDIS_URL; callers wait for it to connect when they need it. */
 export function createRedisClient(url: string, name: string): Redis {
-  return new Redis(url, { connectionName: name, maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  return new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
 }
 
 class RedisCloser implements OnApplicationShutdown {

@@ -2,10 +2,18 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SCOPES, type ApiKeyEntity, type Scope } from '@app/database';
 
 export class RateLimitResponseDto {
-  @ApiProperty({ nullable: true, type: Number, description: 'Override of requests per second, or null for the default.' })
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Override of requests per second, or null for the default.',
+  })
   per_second: number | null;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'Override of requests per minute, or null for the default.' })
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Override of requests per minute, or null for the default.',
+  })
   per_minute: number | null;
 }
 
