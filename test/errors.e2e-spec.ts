@@ -26,6 +26,29 @@ describe('error bodies', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('answers a non-JSON body with 415', async () => {
+    const res = await api.send('POST', '/v1/keys', { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({
+      error_code: '9005',
+      error_type: 'general',
+      error_message: 'Unsupported content type; send application/json.',
+      error_details: {},
+    });
+  });
+
+  it('answers a malformed URL with 400 and the Error object', async () => {
+    const res = await call(t.url, 'GET', '/v1/keys/%E0%A4%A', { headers: { 'x-request-id': 'bad-url-1' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error_code: '9006',
+      error_type: 'general',
+      error_message: 'The request URL is malformed.',
+      error_details: {},
+    });
+    expect(res.headers.get('x-request-id')).toBe('bad-url-1');
+  });
+
   it('answers an unknown route with 404', async () => {
     const res = await api.get('/v1/nothing-here');
     expect(res.status).toBe(404);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import {
   AllExceptionsFilter,
@@ -39,6 +39,7 @@ export interface CreateAppOptions {
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger(config);
   const routes = new RouteRegistry();
+  const errors = new ErrorWriter(logger, routes);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     logController: new CompletionOnlyLogController({ requestIdLogLabel: 'request_id' }),
@@ -46,8 +47,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     bodyLimit: config.maxJsonBodyBytes,
     trustProxy: config.trustProxy,
     rewriteUrl: (request: IncomingMessage) => (request.url ?? '/').replace(BETA_PREFIX, '/v1'),
+    // Errors Fastify raises before routing (a malformed URL) never reach Nest's filters.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      errors.write(error, request, reply),
   });
   const fastify = adapter.getInstance();
+  // JSON only: a text/plain body is a 415, not a string that fails validation.
+  fastify.removeContentTypeParser('text/plain');
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
@@ -58,7 +64,6 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
-  const errors = new ErrorWriter(logger, routes);
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/common';
 import { dataSourceOptions, openDataSource } from './data-source';
+import { DatabaseHealth } from './database-health';
 import { ENTITIES } from './entities';
 
 /** TypeORM for the whole process; migrations run before anything else uses the database. */
@@ -17,6 +18,7 @@ import { ENTITIES } from './entities';
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],
-  exports: [TypeOrmModule],
+  providers: [DatabaseHealth],
+  exports: [TypeOrmModule, DatabaseHealth],
 })
 export class DatabaseModule {}

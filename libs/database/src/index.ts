@@ -1,3 +1,4 @@
 export * from './database.module';
 export * from './data-source';
 export * from './entities';
+export * from './database-health';

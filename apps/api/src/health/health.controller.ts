@@ -1,8 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { REDIS, ServiceException, type RedisClient } from '@app/common';
+import { DatabaseHealth } from '@app/database';
 import { Public } from '../auth/require-scopes.decorator';
 import { ErrorBodyDto } from '../openapi/error-body.dto';
 
@@ -22,7 +21,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 @Controller('health')
 export class HealthController {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: DatabaseHealth,
     @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
@@ -41,7 +40,7 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'A dependency does not answer.', type: ErrorBodyDto })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
     const [database, redis] = await Promise.all([
-      withTimeout(this.dataSource.query('SELECT 1')).then(
+      withTimeout(this.database.ping()).then(
         (): CheckResult => 'ok',
         (): CheckResult => 'failing',
       ),

@@ -47,11 +47,20 @@ describe('loadConfig', () => {
     expect(config.databaseKind).toBe('postgres');
   });
 
+  it('brackets an IPv6 host in the default public URL and reads levels in any case', () => {
+    const config = loadConfig({ HOST: '::1', PORT: '8081', LOG_LEVEL: 'WARN' });
+    expect(config.publicBaseUrl).toBe('http://[::1]:8081');
+    expect(new URL(config.publicBaseUrl).port).toBe('8081');
+    expect(config.logLevel).toBe('warn');
+    expect(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl).toBe('http://localhost:3000');
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
       loadConfig({
         PORT: '70000',
+        HOST: 'not a host',
         PUBLIC_BASE_URL: 'ftp://x',
         DATABASE_URL: 'mysql://x',
         REDIS_URL: 'http://x',
@@ -68,6 +77,7 @@ describe('loadConfig', () => {
     const variables = (error as ConfigError).problems.map((p) => p.variable);
     expect(variables).toEqual([
       'PORT',
+      'HOST',
       'PUBLIC_BASE_URL',
       'ADMIN_API_KEY',
       'DATABASE_URL',

@@ -32,7 +32,7 @@ export class AppConfig {
   readonly host: string;
   /** Absolute base URL clients reach the service at, without a trailing slash. */
   readonly publicBaseUrl: string;
-  /** Folder for the embedded database, the temporary bucket and key files (absolute). */
+  /** Folder of the embedded database and of the service's other local files (absolute). */
   readonly dataDir: string;
   /** PostgreSQL connection URL; undefined means embedded SQLite under dataDir. */
   readonly databaseUrl?: string;
@@ -116,7 +116,7 @@ class Reader {
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name);
+    const value = this.raw(name)?.toLowerCase();
     if (value === undefined) return fallback;
     if (!allowed.includes(value as T)) {
       this.problems.push({ variable: name, message: `must be one of ${allowed.join(', ')}, got "${value}"` });
@@ -150,6 +150,12 @@ function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
   return entries.map((entry) => entry.toLowerCase());
 }
 
+/** The host part of the default public URL: wildcard binds are reached as localhost, IPv6 in brackets. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
 /**
  * Reads and validates the environment. Throws {@link ConfigError} listing every problem,
  * so that a bad deployment stops at start instead of failing later.
@@ -158,6 +164,8 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   const read = new Reader(env);
   const port = read.integer('PORT', 3000, 0, 65535);
   const host = read.string('HOST', '127.0.0.1');
+  if (isIP(host) === 0 && !HOST_PATTERN.test(host))
+    read.problem('HOST', `"${host}" is neither an IP address nor a host name`);
   const publicBaseUrl = read.url('PUBLIC_BASE_URL', ['http:', 'https:']);
   const adminApiKey = read.string('ADMIN_API_KEY');
   if (adminApiKey !== undefined && adminApiKey.length < 32) {
@@ -170,9 +178,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   const config = new AppConfig({
     port,
     host,
-    publicBaseUrl: (
-      publicBaseUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`
-    ).replace(/\/+$/, ''),
+    publicBaseUrl: (publicBaseUrl ?? `http://${displayHost(host)}:${port}`).replace(/\/+$/, ''),
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

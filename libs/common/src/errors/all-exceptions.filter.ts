@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteRegistry } from '../http/route-registry';
 import { toErrorResponse } from './error-response';
 import { ServiceException } from './service.exception';
@@ -24,7 +25,12 @@ export class ErrorWriter {
       this.logger.debug({ request_id: request.id, status: response.status }, 'request refused');
     }
     if (reply.sent) return;
-    void reply.status(response.status).headers(response.headers).type('application/json').send(response.body);
+    void reply
+      .status(response.status)
+      .header(REQUEST_ID_HEADER, request.id)
+      .headers(response.headers)
+      .type('application/json')
+      .send(response.body);
   }
 
   /** A route-level 404 for a path that exists under other methods is a 405. */

@@ -34,8 +34,11 @@ function fromFramework(error: FrameworkError): ServiceException | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceException('PAYLOAD_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ServiceException('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ServiceException('BAD_REQUEST', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new ServiceException('BAD_REQUEST', 'The request URL is malformed.');
   }
   if (error instanceof SyntaxError && (error as FrameworkError).statusCode === 400)
     return new ServiceException('MALFORMED_BODY');

@@ -1,0 +1,38 @@
+# Atelier: one image for the API (default command) and the worker.
+#   docker build -t atelier .
+#   docker run -p 3000:3000 -v atelier-data:/app/data atelier                 # embedded mode
+#   docker run atelier node dist/apps/worker/src/main.js                      # worker (needs REDIS_URL)
+# The scaled deployment is docker-compose.yml; variables are listed in docs/configuration.md.
+
+FROM node:20-bookworm-slim AS build
+# Toolchain for better-sqlite3's native addon, in case no prebuilt binary matches.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+# npm 11 honours package.json's allowScripts (the install-script allowlist); Node 20's npm 10 ignores it.
+RUN npm install -g npm@11.19.1
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# npm install, not npm ci: the lockfile omits optional packages for other platforms (see .ci/run).
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY apps ./apps
+COPY libs ./libs
+RUN npm run build \
+  && npm prune --omit=dev
+
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+# glibc malloc arenas: bounds memory growth of native image libraries. HOST: reachable from outside the container.
+ENV MALLOC_ARENA_MAX=2 \
+    HOST=0.0.0.0 \
+    PORT=3000
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# DATA_DIR (./data): the embedded SQLite database; writable by the unprivileged user.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+# No HEALTHCHECK here: the worker runs from this image too and serves no HTTP. The API's is in docker-compose.yml.
+CMD ["node", "dist/apps/api/src/main.js"]
