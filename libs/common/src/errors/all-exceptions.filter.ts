@@ -7,8 +7,9 @@ import { toErrorResponse } from './error-response';
 import { ServiceException } from './service.exception';
 
 /**
- * Turns a thrown value into the wire response. Shared by the Nest filter and Fastify's own
- * error and not-found handlers, so every error body is written here and nowhere else.
+ * Turns a thrown value into the wire response. Used by the Nest filter (which also receives
+ * Fastify's body-parsing errors and unknown routes) and by Fastify's `frameworkErrors` hook
+ * (malformed URLs), so every error body is written here and nowhere else.
  */
 export class ErrorWriter {
   constructor(
