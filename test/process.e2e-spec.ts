@@ -91,6 +91,10 @@ describe('the built service as a new user starts it', () => {
     const bad = await runToEnd(KEYS_CLI, ['create', '--name', 'x', '--scopes', 'root'], env);
     expect(bad.code).toBe(1);
     expect(bad.output).toContain('unknown scope(s): root');
+    const unnamed = await runToEnd(KEYS_CLI, ['create', '--scopes', 'storage', '--account', 'Bad Name'], env);
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.output).toContain('name must be a string');
+    expect(unnamed.output).toContain('account must be 1 to 64 lower-case letters, digits, "_" or "-"');
     const missing = await runToEnd(KEYS_CLI, ['revoke', '999999'], env);
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('API key not found.');

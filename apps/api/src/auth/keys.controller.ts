@@ -3,7 +3,7 @@ import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ErrorBodyDto } from '../openapi/error-body.dto';
-import { CreateKeyDto, ListKeysQueryDto } from './dto/create-key.dto';
+import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from './dto/create-key.dto';
 import { CreatedKeyResponseDto, KeyResponseDto, toKeyResponse } from './dto/key-response.dto';
 import { KeysService } from './keys.service';
 import { CurrentPrincipal, type Principal } from './principal';
@@ -23,16 +23,7 @@ export class KeysController {
   })
   @ApiEnvelope(CreatedKeyResponseDto)
   async create(@Body() body: CreateKeyDto, @CurrentPrincipal() caller: Principal): Promise<CreatedKeyResponseDto> {
-    const created = await this.keys.create(
-      {
-        name: body.name,
-        scopes: body.scopes,
-        quota: body.quota,
-        account: body.account,
-        rateLimit: { perSecond: body.rate_limit?.per_second, perMinute: body.rate_limit?.per_minute },
-      },
-      caller,
-    );
+    const created = await this.keys.create(toCreateKeyInput(body), caller);
     return { ...toKeyResponse(created.entity, created.account), key: created.secret };
   }
 

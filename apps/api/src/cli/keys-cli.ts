@@ -2,8 +2,11 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { ConfigError, ConfigModule, loadConfig, type AppConfig } from '@app/common';
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ConfigError, ConfigModule, flattenValidationErrors, loadConfig, type AppConfig } from '@app/common';
 import { DatabaseModule, SCOPES, type Scope } from '@app/database';
+import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from '../auth/dto/create-key.dto';
 import { toKeyResponse, type KeyResponseDto } from '../auth/dto/key-response.dto';
 import { KeysService } from '../auth/keys.service';
 
@@ -42,6 +45,20 @@ function parseScopes(value: string | undefined): Scope[] {
   const unknown = scopes.filter((scope) => !SCOPES.includes(scope as Scope));
   if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}; use ${SCOPES.join(', ')}`);
   return [...new Set(scopes)] as Scope[];
+}
+
+/**
+ * Checks command-line input with the same DTO rules as the HTTP API; a failure names the
+ * field as the API would (`name`, `rate_limit.per_second`).
+ */
+function validated<T extends object>(dto: ClassConstructor<T>, plain: Record<string, unknown>): T {
+  const instance = plainToInstance(dto, plain);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) {
+    const details = flattenValidationErrors(errors);
+    throw new UsageError(Object.values(details).flat().join('; '));
+  }
+  return instance;
 }
 
 function table(keys: KeyResponseDto[]): string {
@@ -91,22 +108,20 @@ async function run(argv: string[]): Promise<void> {
   if (!['create', 'list', 'revoke'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   const input =
     command === 'create'
-      ? {
-          name: values.name ?? '',
-          scopes: parseScopes(values.scopes),
-          quota: positiveInt('quota', values.quota),
-          account: values.account,
-          rateLimit: {
-            perSecond: positiveInt('per-second', values['per-second']),
-            perMinute: positiveInt('per-minute', values['per-minute']),
-          },
-        }
+      ? toCreateKeyInput(
+          validated(CreateKeyDto, {
+            name: values.name,
+            scopes: parseScopes(values.scopes),
+            quota: positiveInt('quota', values.quota),
+            account: values.account,
+            rate_limit: {
+              per_second: positiveInt('per-second', values['per-second']),
+              per_minute: positiveInt('per-minute', values['per-minute']),
+            },
+          }),
+        )
       : undefined;
-  if (input && (input.name.length < 1 || input.name.length > 100))
-    throw new UsageError('--name is required (1 to 100 characters)');
-  if (input?.account !== undefined && !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(input.account)) {
-    throw new UsageError('--account must be 1 to 64 lower-case letters, digits, "_" or "-"');
-  }
+  const listQuery = command === 'list' ? validated(ListKeysQueryDto, { account: values.account }) : undefined;
   const revokeId = command === 'revoke' ? positiveInt('id', rest[0]) : undefined;
   if (command === 'revoke' && revokeId === undefined) throw new UsageError('revoke needs the key id');
 
@@ -121,7 +136,7 @@ async function run(argv: string[]): Promise<void> {
           `Key (shown once, store it now):\n${created.secret}\n`,
       );
     } else if (command === 'list') {
-      const listed = (await keys.list(undefined, values.account)).map(({ entity, account }) =>
+      const listed = (await keys.list(undefined, listQuery?.account)).map(({ entity, account }) =>
         toKeyResponse(entity, account),
       );
       process.stdout.write(values.json ? `${JSON.stringify(listed, null, 2)}\n` : `${table(listed)}\n`);

@@ -15,3 +15,7 @@ export class AccountEntity {
 
 /** Name of the account that exists from the first migration on. */
 export const DEFAULT_ACCOUNT_NAME = 'default';
+
+/** Account names: 1 to 64 lower-case letters, digits, "_" or "-", starting with a letter or digit. */
+export const ACCOUNT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const ACCOUNT_NAME_RULE = 'account must be 1 to 64 lower-case letters, digits, "_" or "-"';

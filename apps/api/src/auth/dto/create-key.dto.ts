@@ -14,7 +14,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { SCOPES, type Scope } from '@app/database';
+import { ACCOUNT_NAME_PATTERN, ACCOUNT_NAME_RULE, SCOPES, type Scope } from '@app/database';
+import type { CreateKeyInput } from '../keys.service';
 
 export class RateLimitOverrideDto {
   @ApiPropertyOptional({ description: 'Requests per second for this key.', minimum: 1, maximum: 1_000_000 })
@@ -55,12 +56,12 @@ export class CreateKeyDto {
   @ApiPropertyOptional({
     description:
       'Account (by name) the key belongs to; created when new. Only an admin key of the `default` account may name another account.',
-    pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+    pattern: ACCOUNT_NAME_PATTERN.source,
     example: 'default',
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'account must be 1 to 64 lower-case letters, digits, "_" or "-"' })
+  @Matches(ACCOUNT_NAME_PATTERN, { message: ACCOUNT_NAME_RULE })
   account?: string;
 
   @ApiPropertyOptional({ description: 'Per-key override of the rate limits.', type: RateLimitOverrideDto })
@@ -74,6 +75,17 @@ export class ListKeysQueryDto {
   @ApiPropertyOptional({ description: 'Only the keys of this account (operators only; default: your own account).' })
   @IsOptional()
   @IsString()
-  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'account must be 1 to 64 lower-case letters, digits, "_" or "-"' })
+  @Matches(ACCOUNT_NAME_PATTERN, { message: ACCOUNT_NAME_RULE })
   account?: string;
+}
+
+/** The service's input for a validated request, shared by the HTTP API and the keys CLI. */
+export function toCreateKeyInput(dto: CreateKeyDto): CreateKeyInput {
+  return {
+    name: dto.name,
+    scopes: dto.scopes,
+    quota: dto.quota,
+    account: dto.account,
+    rateLimit: { perSecond: dto.rate_limit?.per_second, perMinute: dto.rate_limit?.per_minute },
+  };
 }
