@@ -3,6 +3,8 @@ import { AppConfig, ConfigModule, RedisModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { AuthModule } from './auth/auth.module';
 import { HealthController } from './health/health.controller';
+import { StorageApiModule } from './storage/storage-api.module';
+import { TemporaryApiModule } from './temporary/temporary-api.module';
 
 /** The HTTP API: one module per feature; cross-cutting pieces come from libs/common. */
 @Module({})
@@ -10,7 +12,14 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), RedisModule, DatabaseModule, AuthModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        RedisModule,
+        DatabaseModule,
+        AuthModule,
+        StorageApiModule,
+        TemporaryApiModule,
+      ],
       controllers: [HealthController],
     };
   }

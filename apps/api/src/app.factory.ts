@@ -16,6 +16,7 @@ import {
   requestIdFor,
 } from '@app/common';
 import { ApiModule } from './api.module';
+import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { setupOpenApi } from './openapi/openapi';
 
 /** One log line per request, when it completes (with status and response time). */
@@ -55,6 +56,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // JSON only: a text/plain body is a 415, not a string that fails validation.
   fastify.removeContentTypeParser('text/plain');
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  closeIdleSocketsOnShutdown(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();

@@ -11,3 +11,4 @@ export * from './logging/logger';
 export * from './validation/validation.pipe';
 export * from './validation/parse-id.pipe';
 export * from './redis/redis.module';
+export * from './media/media-type';

@@ -54,6 +54,24 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
+  /** Longest a whole download of a user URL may take, in milliseconds (redirects included). */
+  readonly fetchTimeoutMs: number;
+  /** Longest the TCP (and TLS) connection of a download may take to open, in milliseconds. */
+  readonly fetchConnectTimeoutMs: number;
+  /** Largest download of a user URL, in bytes. */
+  readonly fetchMaxBytes: number;
+  /** 32-byte AES-256-GCM key of storage credentials; undefined means the key file in dataDir. */
+  readonly storageEncryptionKey?: Buffer;
+  /** Earlier keys, still accepted for decryption so that a rotation re-encrypts with the current key. */
+  readonly storagePreviousKeys: Buffer[];
+  /** Longest the reachability check of a storage may take when it is created or changed, in milliseconds. */
+  readonly storageCheckTimeoutMs: number;
+  /** Lifetime of a file in the temporary bucket, in seconds. */
+  readonly temporaryTtlSeconds: number;
+  /** How often expired temporary files are deleted, in seconds. */
+  readonly temporarySweepIntervalSeconds: number;
+  /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
+  readonly temporaryBucket?: TemporaryBucketConfig;
 
   constructor(values: Omit<AppConfig, 'databaseKind'>) {
     Object.assign(this, values);
@@ -62,6 +80,21 @@ export class AppConfig {
   get databaseKind(): 'sqlite' | 'postgres' {
     return this.databaseUrl ? 'postgres' : 'sqlite';
   }
+}
+
+/** Where the scaled mode keeps temporary results: an S3-compatible bucket handed out by presigned URLs. */
+export interface TemporaryBucketConfig {
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing `/`; may be empty. */
+  prefix: string;
+  /** S3 endpoint the service connects to; undefined means AWS. */
+  endpoint?: string;
+  /** Endpoint written into presigned URLs when clients reach the store by another address. */
+  publicEndpoint?: string;
+  region: string;
+  /** Both set, or neither (then the AWS SDK's default credential chain applies). */
+  accessKey?: string;
+  secretKey?: string;
 }
 
 class Reader {
@@ -125,6 +158,19 @@ class Reader {
     return value as T;
   }
 
+  /** A 32-byte key given as 64 hex digits or as base64. */
+  key(name: string, value: string | undefined): Buffer | undefined {
+    if (value === undefined) return undefined;
+    const key = /^[0-9a-f]{64}$/i.test(value)
+      ? Buffer.from(value, 'hex')
+      : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+        ? Buffer.from(value, 'base64')
+        : undefined;
+    if (key?.length === 32) return key;
+    this.problems.push({ variable: name, message: 'must be a 32-byte key: 64 hex digits or 44 base64 characters' });
+    return undefined;
+  }
+
   problem(variable: string, message: string): void {
     this.problems.push({ variable, message });
   }
@@ -148,6 +194,26 @@ function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
     }
   }
   return entries.map((entry) => entry.toLowerCase());
+}
+
+function readTemporaryBucket(read: Reader): TemporaryBucketConfig | undefined {
+  const location = read.url('TEMP_BUCKET', ['s3:']);
+  if (location === undefined) return undefined;
+  const url = new URL(location);
+  const accessKey = read.string('TEMP_BUCKET_ACCESS_KEY');
+  const secretKey = read.string('TEMP_BUCKET_SECRET_KEY');
+  if ((accessKey === undefined) !== (secretKey === undefined)) {
+    read.problem('TEMP_BUCKET_SECRET_KEY', 'TEMP_BUCKET_ACCESS_KEY and TEMP_BUCKET_SECRET_KEY go together');
+  }
+  return {
+    bucket: url.hostname,
+    prefix: decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, ''),
+    endpoint: read.url('TEMP_BUCKET_ENDPOINT', ['http:', 'https:']),
+    publicEndpoint: read.url('TEMP_BUCKET_PUBLIC_ENDPOINT', ['http:', 'https:']),
+    region: read.string('TEMP_BUCKET_REGION', 'us-east-1'),
+    accessKey,
+    secretKey,
+  };
 }
 
 /** The host part of the default public URL: wildcard binds are reached as localhost, IPv6 in brackets. */
@@ -190,6 +256,20 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     maxJsonBodyBytes: read.integer('MAX_JSON_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.boolean('TRUST_PROXY', false),
+    fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+    fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),
+    fetchMaxBytes: read.integer('FETCH_MAX_BYTES', 104_857_600, 1024, 4_294_967_296),
+    storageEncryptionKey: read.key('STORAGE_ENCRYPTION_KEY', read.string('STORAGE_ENCRYPTION_KEY')),
+    storagePreviousKeys: (read.string('STORAGE_ENCRYPTION_PREVIOUS_KEYS') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+      .map((entry) => read.key('STORAGE_ENCRYPTION_PREVIOUS_KEYS', entry))
+      .filter((key): key is Buffer => key !== undefined),
+    storageCheckTimeoutMs: read.integer('STORAGE_CHECK_TIMEOUT_MS', 10_000, 100, 120_000),
+    temporaryTtlSeconds: read.integer('TEMP_TTL_SECONDS', 86_400, 1, 604_800),
+    temporarySweepIntervalSeconds: read.integer('TEMP_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
+    temporaryBucket: readTemporaryBucket(read),
   });
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -1,0 +1,51 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsIn, IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import { STORAGE_NAME_PATTERN, STORAGE_NAME_RULE, STORAGE_TYPES, type StorageType } from '@app/storage';
+import { GcsParametersDto, S3ParametersDto, WebFolderParametersDto } from './storage-parameters.dto';
+
+const PARAMETERS_SCHEMA = {
+  description:
+    'Parameters of the type: `s3` and `gcs` take bucket, path (or prefix), credentials; `web_folder` takes base_url.',
+  oneOf: [
+    { $ref: getSchemaPath(S3ParametersDto) },
+    { $ref: getSchemaPath(GcsParametersDto) },
+    { $ref: getSchemaPath(WebFolderParametersDto) },
+  ],
+};
+
+export class CreateStorageDto {
+  @ApiProperty({ description: 'Name used in `storage://<name>/...`; unique in your account.', example: 'catalogue' })
+  @IsString()
+  @Matches(STORAGE_NAME_PATTERN, { message: STORAGE_NAME_RULE })
+  name: string;
+
+  @ApiProperty({ enum: STORAGE_TYPES })
+  @IsIn(STORAGE_TYPES)
+  type: StorageType;
+
+  @ApiProperty(PARAMETERS_SCHEMA)
+  @IsObject()
+  parameters: Record<string, unknown>;
+}
+
+export class UpdateStorageDto {
+  @ApiPropertyOptional({ description: 'New name.' })
+  @IsOptional()
+  @IsString()
+  @Matches(STORAGE_NAME_PATTERN, { message: STORAGE_NAME_RULE })
+  name?: string;
+
+  @ApiPropertyOptional({ enum: STORAGE_TYPES, description: 'New type; then `parameters` must be complete.' })
+  @IsOptional()
+  @IsIn(STORAGE_TYPES)
+  type?: StorageType;
+
+  @ApiPropertyOptional({
+    ...PARAMETERS_SCHEMA,
+    description:
+      'Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.',
+  })
+  @IsOptional()
+  @IsObject()
+  parameters?: Record<string, unknown>;
+}

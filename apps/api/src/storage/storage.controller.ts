@@ -1,0 +1,90 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiExtraModels, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ParseIdPipe } from '@app/common';
+import { STORAGE_TYPES, type StorageType } from '@app/storage';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequireScopes } from '../auth/require-scopes.decorator';
+import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { GcsParametersDto, S3ParametersDto, WebFolderParametersDto } from './dto/storage-parameters.dto';
+import { CreateStorageDto, UpdateStorageDto } from './dto/storage-request.dto';
+import { StorageResponseDto, toStorageResponse } from './dto/storage-response.dto';
+import { StoragesService } from './storages.service';
+
+const NOT_FOUND = { description: '`Storage not found.`: no storage with this id in your account.', type: ErrorBodyDto };
+const CONFLICT = { description: 'Your account already has a storage with this name.', type: ErrorBodyDto };
+const UNREACHABLE =
+  'The parameters are checked against the store before they are saved: a missing bucket, refused credentials or an endpoint that cannot be reached answer 422 (`error_type` `storage`) with the reason.';
+
+@ApiTags('Storage')
+@ApiExtraModels(S3ParametersDto, GcsParametersDto, WebFolderParametersDto)
+@Controller('v1/storage')
+@RequireScopes('storage')
+export class StorageController {
+  constructor(private readonly storages: StoragesService) {}
+
+  @Get('storage-types')
+  @ApiOperation({ summary: 'List the storage types' })
+  @ApiEnvelope(null, { description: 'The types: `web_folder`, `s3`, `gcs`.' })
+  types(): StorageType[] {
+    return [...STORAGE_TYPES];
+  }
+
+  @Get('storages')
+  @ApiOperation({ summary: 'List your storages' })
+  @ApiEnvelope(StorageResponseDto, { isArray: true })
+  async list(@CurrentPrincipal() caller: Principal): Promise<StorageResponseDto[]> {
+    return (await this.storages.list(caller)).map(toStorageResponse);
+  }
+
+  @Post('storages')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Connect a storage', description: UNREACHABLE })
+  @ApiEnvelope(StorageResponseDto)
+  @ApiConflictResponse(CONFLICT)
+  async create(@Body() body: CreateStorageDto, @CurrentPrincipal() caller: Principal): Promise<StorageResponseDto> {
+    return toStorageResponse(await this.storages.create(caller, body));
+  }
+
+  @Get('storages/:storage_id')
+  @ApiOperation({ summary: 'Get a storage' })
+  @ApiEnvelope(StorageResponseDto)
+  @ApiNotFoundResponse(NOT_FOUND)
+  async get(
+    @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<StorageResponseDto> {
+    return toStorageResponse(await this.storages.get(caller, id));
+  }
+
+  @Patch('storages/:storage_id')
+  @ApiOperation({
+    summary: 'Change a storage',
+    description: `Changes name, type and/or parameters. Parameters merge into the current ones (omitted members stay, \`null\` removes one, \`credentials\` is replaced as a whole); a new type needs the full parameters of that type. ${UNREACHABLE}`,
+  })
+  @ApiEnvelope(StorageResponseDto)
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiConflictResponse(CONFLICT)
+  async update(
+    @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
+    @Body() body: UpdateStorageDto,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<StorageResponseDto> {
+    return toStorageResponse(await this.storages.update(caller, id, body));
+  }
+
+  @Delete('storages/:storage_id')
+  @ApiOperation({
+    summary: 'Disconnect a storage',
+    description: 'Forgets the connection; the bucket and its files stay.',
+  })
+  @ApiEnvelope(null)
+  @ApiNotFoundResponse(NOT_FOUND)
+  async remove(
+    @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<null> {
+    await this.storages.remove(caller, id);
+    return null;
+  }
+}

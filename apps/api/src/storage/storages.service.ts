@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import type { StorageEntity } from '@app/database';
+import { StorageConnections, type StorageSpec } from '@app/storage';
+import type { Principal } from '../auth/principal';
+import type { CreateStorageDto, UpdateStorageDto } from './dto/storage-request.dto';
+import { mergeParameters, toRequestParameters, toStorageSpec } from './storage-spec';
+
+/** The storage endpoints' use cases: validate, prove reachability, save; always inside the caller's account. */
+@Injectable()
+export class StoragesService {
+  constructor(private readonly connections: StorageConnections) {}
+
+  list(caller: Principal): Promise<StorageEntity[]> {
+    return this.connections.list(caller.accountId);
+  }
+
+  get(caller: Principal, id: number): Promise<StorageEntity> {
+    return this.connections.get(caller.accountId, id);
+  }
+
+  async create(caller: Principal, body: CreateStorageDto): Promise<StorageEntity> {
+    const spec = toStorageSpec(body.name, body.type, body.parameters);
+    await this.connections.assertNameFree(caller.accountId, spec.name);
+    await this.connections.check(spec);
+    return this.connections.create(caller.accountId, spec);
+  }
+
+  async update(caller: Principal, id: number, body: UpdateStorageDto): Promise<StorageEntity> {
+    const storage = await this.connections.get(caller.accountId, id);
+    const name = body.name ?? storage.name;
+    let spec: StorageSpec;
+    if (body.type !== undefined && body.type !== storage.type) {
+      spec = toStorageSpec(name, body.type, body.parameters ?? {});
+    } else {
+      const current = this.connections.connection(storage);
+      const parameters = mergeParameters(toRequestParameters(current), body.parameters ?? {});
+      spec = toStorageSpec(name, current.type, parameters);
+    }
+    if (name !== storage.name) await this.connections.assertNameFree(caller.accountId, name);
+    // A rename alone changes nothing the service connects to; anything else is proven reachable first.
+    if (body.type !== undefined || body.parameters !== undefined) await this.connections.check(spec);
+    return this.connections.update(storage, spec);
+  }
+
+  async remove(caller: Principal, id: number): Promise<void> {
+    await this.connections.remove(await this.connections.get(caller.accountId, id));
+  }
+}

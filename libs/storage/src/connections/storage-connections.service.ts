@@ -1,0 +1,173 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AppConfig, ServiceException } from '@app/common';
+import { StorageEntity } from '@app/database';
+import { CredentialCipher } from '../credentials/credential-cipher';
+import { StorageDriverFactory } from '../drivers/storage-driver.factory';
+import type { StorageDriver } from '../drivers/storage-driver';
+import type { PublicParameters, StorageConnection, StorageSecret, StorageType } from './storage-parameters';
+
+/** A storage as it is saved: name, kind, what may be shown, and the secret (encrypted on the way in). */
+export interface StorageSpec {
+  name: string;
+  type: StorageType;
+  parameters: PublicParameters;
+  secret: StorageSecret | null;
+}
+
+/** Drivers kept open for reuse (S3 clients hold connection pools); the least recently used is closed first. */
+const DRIVER_CACHE_SIZE = 64;
+
+function isUniqueViolation(error: unknown): boolean {
+  const { code } = error as { code?: string };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/**
+ * Storage connections of accounts: persistence with the secret encrypted, and the driver of each. Every lookup
+ * takes the account, so one account never reaches another's storages.
+ */
+@Injectable()
+export class StorageConnections implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Storage');
+  private readonly drivers = new Map<string, StorageDriver>();
+
+  constructor(
+    @InjectRepository(StorageEntity) private readonly storages: Repository<StorageEntity>,
+    private readonly cipher: CredentialCipher,
+    private readonly factory: StorageDriverFactory,
+    private readonly config: AppConfig,
+  ) {}
+
+  list(accountId: number): Promise<StorageEntity[]> {
+    return this.storages.find({ where: { accountId }, order: { id: 'ASC' } });
+  }
+
+  /** The storage, or 404 `Storage not found.` when it does not exist in this account. */
+  async get(accountId: number, id: number): Promise<StorageEntity> {
+    const storage = await this.storages.findOne({ where: { accountId, id } });
+    if (!storage) throw new ServiceException('STORAGE_NOT_FOUND');
+    return storage;
+  }
+
+  findByName(accountId: number, name: string): Promise<StorageEntity | null> {
+    return this.storages.findOne({ where: { accountId, name } });
+  }
+
+  async create(accountId: number, spec: StorageSpec): Promise<StorageEntity> {
+    await this.assertNameFree(accountId, spec.name);
+    const entity = this.storages.create({ accountId, ...this.columns(accountId, spec) });
+    return this.save(entity);
+  }
+
+  async update(storage: StorageEntity, spec: StorageSpec): Promise<StorageEntity> {
+    if (spec.name !== storage.name) await this.assertNameFree(storage.accountId, spec.name);
+    this.forget(storage);
+    Object.assign(storage, this.columns(storage.accountId, spec));
+    return this.save(storage);
+  }
+
+  async remove(storage: StorageEntity): Promise<void> {
+    this.forget(storage);
+    await this.storages.delete({ id: storage.id, accountId: storage.accountId });
+  }
+
+  /** The connection with its secret decrypted: for drivers, and for PATCH merges. Never for responses. */
+  connection(storage: StorageEntity): StorageConnection {
+    return {
+      type: storage.type as StorageType,
+      parameters: storage.parameters as unknown as PublicParameters,
+      secret: storage.secret ? this.cipher.decrypt<StorageSecret>(storage.secret, this.owner(storage.accountId)) : null,
+    };
+  }
+
+  /**
+   * Proves that the service can reach a storage before it is saved: 422 STORAGE_UNREACHABLE with the reason
+   * (missing bucket, refused credentials, forbidden or silent endpoint) otherwise.
+   */
+  async check(spec: StorageSpec): Promise<void> {
+    const driver = this.factory.create(spec);
+    try {
+      await driver.check(this.config.storageCheckTimeoutMs);
+    } finally {
+      driver.close();
+    }
+  }
+
+  /** The (cached) driver of a saved storage. */
+  driver(storage: StorageEntity): StorageDriver {
+    const key = `${storage.id}:${storage.updatedAt.getTime()}`;
+    let driver = this.drivers.get(key);
+    if (driver) {
+      this.drivers.delete(key);
+    } else {
+      driver = this.factory.create(this.connection(storage));
+      if (this.drivers.size >= DRIVER_CACHE_SIZE) {
+        const [oldest, evicted] = this.drivers.entries().next().value as [string, StorageDriver];
+        this.drivers.delete(oldest);
+        evicted.close();
+      }
+    }
+    this.drivers.set(key, driver);
+    return driver;
+  }
+
+  /** Re-encrypts secrets written with an earlier key (a key rotation), at start. */
+  async onApplicationBootstrap(): Promise<void> {
+    let rotated = 0;
+    for (const storage of await this.storages.find({ select: { id: true, accountId: true, secret: true } })) {
+      if (!storage.secret || !this.cipher.isStale(storage.secret)) continue;
+      const owner = this.owner(storage.accountId);
+      const secret = this.cipher.encrypt(this.cipher.decrypt(storage.secret, owner), owner);
+      await this.storages.update({ id: storage.id }, { secret });
+      rotated += 1;
+    }
+    if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
+  }
+
+  onModuleDestroy(): void {
+    for (const driver of this.drivers.values()) driver.close();
+    this.drivers.clear();
+  }
+
+  private columns(accountId: number, spec: StorageSpec): Partial<StorageEntity> {
+    return {
+      name: spec.name,
+      type: spec.type,
+      parameters: spec.parameters as unknown as Record<string, unknown>,
+      secret: spec.secret ? this.cipher.encrypt(spec.secret, this.owner(accountId)) : null,
+    };
+  }
+
+  private async save(storage: StorageEntity): Promise<StorageEntity> {
+    try {
+      return await this.storages.save(storage);
+    } catch (error) {
+      // Two requests racing for one name: the unique index decides, and the loser gets the same 409.
+      if (isUniqueViolation(error)) throw new ServiceException('STORAGE_NAME_TAKEN');
+      throw error;
+    }
+  }
+
+  /** 409 when the account already has a storage of this name. */
+  async assertNameFree(accountId: number, name: string): Promise<void> {
+    if (await this.findByName(accountId, name)) {
+      throw new ServiceException('STORAGE_NAME_TAKEN', `A storage named "${name}" already exists.`);
+    }
+  }
+
+  private forget(storage: StorageEntity): void {
+    for (const [key, driver] of this.drivers) {
+      if (key.startsWith(`${storage.id}:`)) {
+        driver.close();
+        this.drivers.delete(key);
+      }
+    }
+  }
+
+  /** Associated data of the encryption: a secret only decrypts for the account that saved it. */
+  private owner(accountId: number): string {
+    return `account:${accountId}`;
+  }
+}

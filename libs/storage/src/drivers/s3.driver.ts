@@ -1,0 +1,282 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { pipeline, Readable, Transform } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ServiceException } from '@app/common';
+import { folderKey, joinKey, relativePath } from './object-paths';
+import type {
+  StorageDriver,
+  StorageListOptions,
+  StorageObjectInfo,
+  StorageReadResult,
+  StorageWriteOptions,
+  StorageWriteResult,
+} from './storage-driver';
+
+/** Checks user-given endpoints: the literal address once, and every name at each connection (pinned lookup). */
+export interface EndpointGuard {
+  resolve(url: URL): Promise<unknown>;
+  lookup: LookupFunction;
+}
+
+export interface S3DriverOptions {
+  /** `s3`, or `gcs` for Google Cloud Storage over its S3-compatible XML API with HMAC keys. */
+  kind: 's3' | 'gcs';
+  bucket: string;
+  /** Root prefix inside the bucket, without leading or trailing `/` ('' for the bucket root). */
+  prefix: string;
+  /** S3-compatible endpoint (MinIO, GCS, ...); undefined means AWS. */
+  endpoint?: string;
+  region: string;
+  accessKey?: string;
+  secretKey?: string;
+  /** Set for endpoints a user gave: connections then go only to addresses the policy allows. */
+  guard?: EndpointGuard;
+  /** Longest time to open a connection, in milliseconds. */
+  connectTimeoutMs?: number;
+  /** Objects per listing page (S3's maximum and default is 1,000). */
+  pageSize?: number;
+  /** Endpoint written into presigned URLs, when clients reach the store by another address than the service. */
+  presignEndpoint?: string;
+}
+
+const NOT_FOUND = new Set(['NoSuchKey', 'NotFound']);
+const REFUSED = new Set([
+  'AccessDenied',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'Forbidden',
+  'AllAccessDisabled',
+]);
+
+/**
+ * The `s3` driver, for AWS S3 and S3-compatible stores (path-style addressing when an endpoint is given), and
+ * for `gcs` storages with HMAC keys. Writes go through a (multipart when large) upload that only creates the
+ * object when it completes, so a failed body leaves nothing behind.
+ */
+export class S3Driver implements StorageDriver {
+  private readonly client: S3Client;
+  private readonly endpointChecked: Promise<unknown>;
+  private readonly scheme: string;
+  private readonly clientConfig: S3ClientConfig;
+  private signer?: S3Client;
+
+  constructor(private readonly options: S3DriverOptions) {
+    const { endpoint, guard } = options;
+    this.scheme = options.kind === 'gcs' ? 'gs' : 's3';
+    const config: S3ClientConfig = {
+      region: options.region,
+      endpoint,
+      forcePathStyle: endpoint !== undefined,
+      credentials:
+        options.accessKey && options.secretKey
+          ? { accessKeyId: options.accessKey, secretAccessKey: options.secretKey }
+          : undefined,
+      // S3-compatible stores (GCS, older MinIO, s3rver) do not all accept the SDK's default checksum trailers.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? 5_000,
+        httpAgent: new HttpAgent({ keepAlive: true, lookup: guard?.lookup }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, lookup: guard?.lookup }),
+      },
+    };
+    this.clientConfig = config;
+    this.client = new S3Client(config);
+    // A literal IP endpoint never goes through `lookup`, so the policy judges it here, once, before any request.
+    this.endpointChecked = guard && endpoint ? guard.resolve(new URL(endpoint)) : Promise.resolve();
+    this.endpointChecked.catch(() => undefined);
+  }
+
+  private key(path: string): string {
+    return joinKey(this.options.prefix, path);
+  }
+
+  private async send<T>(run: () => Promise<T>, path?: string): Promise<T> {
+    try {
+      await this.endpointChecked;
+      return await run();
+    } catch (error) {
+      throw this.translate(error, path);
+    }
+  }
+
+  async read(path: string): Promise<StorageReadResult> {
+    const output = await this.send(
+      () => this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) })),
+      path,
+    );
+    return {
+      stream: output.Body as Readable,
+      size: output.ContentLength,
+      contentType: output.ContentType,
+    };
+  }
+
+  async write(path: string, body: Readable | Buffer, options: StorageWriteOptions = {}): Promise<StorageWriteResult> {
+    const key = this.key(path);
+    let size = 0;
+    let source: Readable | Buffer = body;
+    if (!Buffer.isBuffer(body)) {
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(null, chunk);
+        },
+      });
+      // pipeline passes a failing body's error on to the counter, which fails the upload; the error itself is
+      // reported by upload.done(), so the callback has nothing to add.
+      pipeline(body, counter, () => undefined);
+      source = counter;
+    }
+    await this.send(async () => {
+      // leavePartsOnError: false aborts a started multipart upload, so no part is left to bill or to see.
+      const upload = new Upload({
+        client: this.client,
+        params: { Bucket: this.options.bucket, Key: key, Body: source, ContentType: options.contentType },
+        queueSize: 2,
+        leavePartsOnError: false,
+      });
+      await upload.done();
+    }, path);
+    return {
+      path,
+      key,
+      bucket: this.options.bucket,
+      uri: `${this.scheme}://${this.options.bucket}/${key}`,
+      size: Buffer.isBuffer(body) ? body.length : size,
+    };
+  }
+
+  async *list(folder: string, options: StorageListOptions = {}): AsyncIterable<StorageObjectInfo> {
+    const Prefix = folderKey(this.options.prefix, folder);
+    let token: string | undefined;
+    do {
+      const page = await this.send(() =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.options.bucket,
+            Prefix,
+            Delimiter: options.recursive ? undefined : '/',
+            ContinuationToken: token,
+            MaxKeys: this.options.pageSize ?? 1000,
+          }),
+        ),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key || object.Key.endsWith('/')) continue;
+        yield {
+          path: relativePath(this.options.prefix, object.Key),
+          size: Number(object.Size ?? 0),
+          lastModified: object.LastModified,
+        };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async head(path: string): Promise<StorageObjectInfo | null> {
+    try {
+      const output = await this.send(
+        () => this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) })),
+        path,
+      );
+      return {
+        path,
+        size: Number(output.ContentLength ?? 0),
+        lastModified: output.LastModified,
+        contentType: output.ContentType,
+      };
+    } catch (error) {
+      if (error instanceof ServiceException && error.codeName === 'STORAGE_OBJECT_NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
+  async delete(path: string): Promise<void> {
+    await this.send(
+      () => this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) })),
+      path,
+    );
+  }
+
+  async check(timeoutMs = 10_000): Promise<void> {
+    try {
+      await this.send(() =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.options.bucket,
+            Prefix: folderKey(this.options.prefix, ''),
+            MaxKeys: 1,
+          }),
+          { abortSignal: AbortSignal.timeout(timeoutMs) },
+        ),
+      );
+    } catch (error) {
+      if (error instanceof ServiceException && error.codeName !== 'STORAGE_BACKEND_FAILED') {
+        throw new ServiceException('STORAGE_UNREACHABLE', error.message);
+      }
+      const reason = error instanceof ServiceException ? error.message : 'The storage did not answer.';
+      throw new ServiceException('STORAGE_UNREACHABLE', reason);
+    }
+  }
+
+  /** A URL that lets anyone holding it GET the object until it expires. Signing needs no request. */
+  async presignedUrl(path: string, expiresInSeconds: number): Promise<string> {
+    const { presignEndpoint } = this.options;
+    this.signer ??= presignEndpoint
+      ? new S3Client({ ...this.clientConfig, endpoint: presignEndpoint, forcePathStyle: true })
+      : this.client;
+    const command = new GetObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) });
+    return getSignedUrl(this.signer, command, { expiresIn: expiresInSeconds });
+  }
+
+  close(): void {
+    this.client.destroy();
+    if (this.signer !== this.client) this.signer?.destroy();
+  }
+
+  /** What the caller may be told: never a credential, never a stack. */
+  private translate(error: unknown, path?: string): ServiceException {
+    if (error instanceof ServiceException) {
+      return error.codeName === 'FETCH_REFUSED' ? new ServiceException('STORAGE_UNREACHABLE', error.message) : error;
+    }
+    const where = this.options.endpoint ?? `${this.options.kind.toUpperCase()} in ${this.options.region}`;
+    if (error instanceof S3ServiceException) {
+      const status = error.$metadata.httpStatusCode ?? 0;
+      if (NOT_FOUND.has(error.name) || (status === 404 && path !== undefined && error.name !== 'NoSuchBucket')) {
+        return new ServiceException('STORAGE_OBJECT_NOT_FOUND', `Object "${path}" does not exist in the storage.`);
+      }
+      if (error.name === 'NoSuchBucket') {
+        return new ServiceException('STORAGE_UNREACHABLE', `Bucket "${this.options.bucket}" does not exist.`);
+      }
+      if (REFUSED.has(error.name) || status === 401 || status === 403) {
+        return new ServiceException(
+          'STORAGE_UNREACHABLE',
+          `The storage refused the credentials for bucket "${this.options.bucket}" (${error.name}).`,
+        );
+      }
+      if (status >= 400 && status < 500) {
+        return new ServiceException('STORAGE_UNREACHABLE', `The storage refused the request (${error.name}).`);
+      }
+      return new ServiceException('STORAGE_BACKEND_FAILED', `The storage failed (${error.name}, HTTP ${status}).`);
+    }
+    const { code, name } = error as { code?: string; name?: string };
+    if (name === 'AbortError' || name === 'TimeoutError') {
+      return new ServiceException('STORAGE_BACKEND_FAILED', `${where} did not answer in time.`);
+    }
+    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}${code ? ` (${code})` : ''}.`);
+  }
+}

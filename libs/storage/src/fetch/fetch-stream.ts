@@ -1,0 +1,147 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { ServiceException, SNIFF_BYTES } from '@app/common';
+
+/** How a download's URL appears in messages: origin and path, never the query (presigned URLs carry secrets). */
+export function describeUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/** Short reasons for the network error codes a download meets; anything else is named by its code alone. */
+const NETWORK_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'name resolution failed',
+  EPROTO: 'TLS handshake failed',
+  ERR_STREAM_PREMATURE_CLOSE: 'the connection closed before the end of the body',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the TLS certificate does not name the host',
+  CERT_HAS_EXPIRED: 'the TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the TLS certificate is not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the TLS certificate is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the TLS certificate is not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the TLS certificate is not trusted',
+};
+
+/** A ServiceException as it is; any other error as FETCH_FAILED with a short reason (no stack, no internals). */
+export function toFetchError(error: unknown, label: string): ServiceException {
+  if (error instanceof ServiceException) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason = code?.startsWith('HPE_')
+    ? 'the server sent an invalid HTTP response'
+    : ((code && NETWORK_REASONS[code]) ?? 'network error');
+  return new ServiceException('FETCH_FAILED', `Download of ${label} failed: ${reason}${code ? ` (${code})` : ''}.`);
+}
+
+export function tooLarge(label: string, maxBytes: number, declared?: number): ServiceException {
+  const size = declared === undefined ? 'is larger than' : `declares ${declared} bytes, more than`;
+  return new ServiceException('FETCH_TOO_LARGE', `The download of ${label} ${size} the limit of ${maxBytes} bytes.`);
+}
+
+/**
+ * The total time limit of one download and the caller's cancellation, as one signal whose reason is the
+ * ServiceException to fail with. Dispose of it when the download ends, or its timer keeps running.
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  /** @param timeoutMs total time limit, in milliseconds. */
+  constructor(
+    timeoutMs: number,
+    private readonly label: string,
+    private readonly caller?: AbortSignal,
+  ) {
+    this.timer = setTimeout(() => this.abort(`Download of ${label} timed out after ${timeoutMs} ms.`), timeoutMs);
+    if (caller?.aborted) this.onCallerAbort();
+    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  /** Calls `action` with the reason when the deadline passes (at once if it has); returns the unsubscribe. */
+  onAbort(action: (reason: ServiceException) => void): () => void {
+    const signal = this.controller.signal;
+    if (signal.aborted) {
+      action(signal.reason as ServiceException);
+      return () => undefined;
+    }
+    const listener = () => action(signal.reason as ServiceException);
+    signal.addEventListener('abort', listener, { once: true });
+    return () => signal.removeEventListener('abort', listener);
+  }
+
+  /** Settles like `promise`, or rejects with the reason when the deadline passes first. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unsubscribe = this.onAbort(reject);
+      promise.then(resolve, reject).finally(unsubscribe);
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private readonly onCallerAbort = () => this.abort(`Download of ${this.label} was cancelled.`);
+
+  private abort(message: string): void {
+    this.controller.abort(new ServiceException('FETCH_FAILED', message));
+  }
+}
+
+/**
+ * The body of a download as handed to the caller: counts bytes and fails with FETCH_TOO_LARGE past the cap,
+ * keeps the first bytes for sniffing (without holding them back from the reader), and turns every error it is
+ * destroyed with into a fetch ServiceException.
+ */
+export class BodyGuard extends Transform {
+  /** The first {@link SNIFF_BYTES} bytes (fewer when the body is shorter); rejects if the body fails first. */
+  readonly head: Promise<Buffer>;
+  private received = 0;
+  private headChunks: Buffer[] = [];
+  private headLength = 0;
+  private settleHead?: (error?: Error) => void;
+
+  /** @param maxBytes largest body accepted, in bytes. */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly label: string,
+  ) {
+    super();
+    this.head = new Promise<Buffer>((resolve, reject) => {
+      this.settleHead = (error) => {
+        this.settleHead = undefined;
+        if (error) reject(error);
+        else resolve(Buffer.concat(this.headChunks));
+        this.headChunks = [];
+      };
+    });
+    // Whoever needs the head awaits it; a body that fails after nobody does must not be an unhandled rejection.
+    this.head.catch(() => undefined);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) return callback(tooLarge(this.label, this.maxBytes));
+    if (this.settleHead) {
+      this.headChunks.push(chunk);
+      this.headLength += chunk.length;
+      if (this.headLength >= SNIFF_BYTES) this.settleHead();
+    }
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.settleHead?.();
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    const failure = error ? toFetchError(error, this.label) : null;
+    this.settleHead?.(failure ?? new ServiceException('FETCH_FAILED', `Download of ${this.label} was closed.`));
+    callback(failure);
+  }
+}

@@ -1,0 +1,197 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { pipeline } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
+import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
+import { BodyGuard, Deadline, describeUrl, toFetchError, tooLarge } from './fetch-stream';
+import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
+
+/** Redirects followed per download; one more fails with FETCH_REFUSED. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = 'Atelier/0.1';
+/** Request headers that must not follow a redirect to another origin (as in the Fetch standard). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/** A `lookup` that answers the already checked address, so that the connection cannot be re-resolved elsewhere. */
+function pinnedLookup(target: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [target]);
+    else callback(null, target.address, target.family);
+  };
+}
+
+function parseUrl(url: string, base?: URL): URL {
+  try {
+    return new URL(url, base);
+  } catch {
+    if (base) throw new ServiceException('FETCH_FAILED', `${describeUrl(base)} redirected to an invalid URL.`);
+    throw new ServiceException('FETCH_REFUSED', 'The URL is not a valid absolute URL.');
+  }
+}
+
+function declaredSize(headers: IncomingHttpHeaders): number | undefined {
+  const value = headers['content-length'];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** The Content-Type header's media type without parameters, lower-cased; undefined when absent or empty. */
+function headerMediaType(headers: IncomingHttpHeaders): string | undefined {
+  const type = headers['content-type']?.split(';')[0].trim().toLowerCase();
+  return type || undefined;
+}
+
+function withoutCredentials(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+}
+
+/**
+ * Downloads user-given URLs without letting them reach the service's own network: every hop (redirects included)
+ * is checked by {@link AddressPolicy} and connects to exactly the address that was checked. Time limits
+ * (FETCH_CONNECT_TIMEOUT_MS, FETCH_TIMEOUT_MS) and the size cap (FETCH_MAX_BYTES) apply to every download.
+ * Fails only with ServiceException FETCH_REFUSED, FETCH_FAILED or FETCH_TOO_LARGE.
+ */
+@Injectable()
+export class SafeFetcher {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly policy: AddressPolicy,
+  ) {}
+
+  /**
+   * Requests `url`, following up to {@link MAX_REDIRECTS} redirects, and returns the final response whatever its
+   * status. The body stream is capped at `options.maxBytes` (bytes) and shares the total time limit; read it to
+   * the end or destroy it.
+   */
+  async open(url: string, options: SafeFetchOptions = {}): Promise<SafeFetchResponse> {
+    const start = parseUrl(url);
+    const label = describeUrl(start);
+    const maxBytes = options.maxBytes ?? this.config.fetchMaxBytes;
+    const deadline = new Deadline(this.config.fetchTimeoutMs, label, options.signal);
+    try {
+      const { url: final, response } = await this.follow(start, options, deadline);
+      return await this.toResponse(final, response, maxBytes, deadline);
+    } catch (error) {
+      deadline.dispose();
+      throw toFetchError(error, label);
+    }
+  }
+
+  /** GETs `url` into memory; anything but a 2xx final status fails with FETCH_FAILED. */
+  async download(url: string, options: SafeFetchOptions = {}): Promise<SafeDownload> {
+    const response = await this.open(url, { ...options, method: 'GET' });
+    if (response.status < 200 || response.status > 299) {
+      response.body.destroy();
+      throw new ServiceException('FETCH_FAILED', `The URL answered HTTP ${response.status}.`);
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+    return { url: response.url, buffer: Buffer.concat(chunks), contentType: response.contentType };
+  }
+
+  private async follow(
+    start: URL,
+    options: SafeFetchOptions,
+    deadline: Deadline,
+  ): Promise<{ url: URL; response: IncomingMessage }> {
+    let url = start;
+    let method = options.method ?? 'GET';
+    let headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, ...options.headers };
+    for (let redirects = 0; redirects <= MAX_REDIRECTS; redirects++) {
+      const response = await this.request(url, method, headers, deadline);
+      const location = response.headers.location;
+      if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || location === undefined) return { url, response };
+      response.destroy();
+      const next = parseUrl(location, url);
+      // The Fetch standard turns only non-GET/HEAD requests into GET on 303; HEAD must not start a download.
+      if (response.statusCode === 303 && method !== 'HEAD') method = 'GET';
+      if (next.origin !== url.origin) headers = withoutCredentials(headers);
+      url = next;
+    }
+    throw new ServiceException(
+      'FETCH_REFUSED',
+      `${describeUrl(start)} redirected more than ${MAX_REDIRECTS} times; downloads follow at most ${MAX_REDIRECTS} redirects.`,
+    );
+  }
+
+  /** One hop: checks the URL and its addresses, then connects to the checked address only. */
+  private async request(
+    url: URL,
+    method: string,
+    headers: OutgoingHttpHeaders,
+    deadline: Deadline,
+  ): Promise<IncomingMessage> {
+    const target = await deadline.race(this.policy.resolve(url));
+    const host = bareHost(url);
+    const secure = url.protocol === 'https:';
+    const connectMs = this.config.fetchConnectTimeoutMs;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const request = (secure ? https : http).request({
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        agent: false,
+        lookup: pinnedLookup(target),
+        // The certificate is checked against the host name, not the pinned address.
+        ...(secure && isIP(host) === 0 ? { servername: host } : {}),
+      });
+      const connectTimer = setTimeout(() => {
+        const message = `Connecting to ${url.host} timed out after ${connectMs} ms.`;
+        request.destroy(new ServiceException('FETCH_FAILED', message));
+      }, connectMs);
+      const settle = () => {
+        clearTimeout(connectTimer);
+        unsubscribe();
+      };
+      const unsubscribe = deadline.onAbort((reason) => request.destroy(reason));
+      request.once('socket', (socket) => {
+        if (!socket.connecting) clearTimeout(connectTimer);
+        else socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+      });
+      request.once('response', (response) => {
+        settle();
+        resolve(response);
+      });
+      // `on`, not `once`: a socket may fail more than once, and an unheard 'error' would crash the process.
+      request.on('error', (error) => {
+        settle();
+        reject(toFetchError(error, describeUrl(url)));
+      });
+      request.end();
+    });
+  }
+
+  private async toResponse(
+    url: URL,
+    response: IncomingMessage,
+    maxBytes: number,
+    deadline: Deadline,
+  ): Promise<SafeFetchResponse> {
+    const label = describeUrl(url);
+    const size = declaredSize(response.headers);
+    if (size !== undefined && size > maxBytes) {
+      response.destroy();
+      throw tooLarge(label, maxBytes, size);
+    }
+    const body = new BodyGuard(maxBytes, label);
+    // Errors surface on `body`; pipeline closes the connection when the body fails or is destroyed.
+    pipeline(response, body, () => undefined);
+    body.once('close', () => deadline.dispose());
+    deadline.onAbort((reason) => body.destroy(reason));
+    const head = await body.head;
+    const sniffed = sniffMediaType(head);
+    return {
+      url: url.href,
+      status: response.statusCode ?? 0,
+      headers: response.headers,
+      contentType: sniffed ? MEDIA_TYPES[sniffed].mime : headerMediaType(response.headers),
+      size,
+      body,
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+
+export interface SafeFetchOptions {
+  method?: 'GET' | 'HEAD';
+  /** Largest body accepted, in bytes; default the configured FETCH_MAX_BYTES. */
+  maxBytes?: number;
+  headers?: Record<string, string>;
+  /** Aborts the download (the caller's own deadline or cancellation). */
+  signal?: AbortSignal;
+}
+
+/** A response whose every hop (redirects included) was checked against the address policy. */
+export interface SafeFetchResponse {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** MIME type sniffed from the first bytes when recognised, else the Content-Type header's type. */
+  contentType?: string;
+  /** Declared Content-Length, when present. */
+  size?: number;
+  /** The body; errors with FETCH_TOO_LARGE past maxBytes and FETCH_FAILED at the total timeout. */
+  body: Readable;
+}
+
+export interface SafeDownload {
+  url: string;
+  buffer: Buffer;
+  contentType?: string;
+}

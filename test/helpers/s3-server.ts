@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { S3Client } from '@aws-sdk/client-s3';
+
+export interface S3TestServer {
+  /** e.g. http://127.0.0.1:41234 */
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  /** An SDK client of the test itself, to seed and inspect buckets independently of the service. */
+  client: S3Client;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real S3-compatible server (s3rver) in a child process on 127.0.0.1 with the given buckets.
+ * Its own process because its paging needs --openssl-legacy-provider, which the test process must not carry.
+ */
+export async function startS3Server(buckets: string[]): Promise<S3TestServer> {
+  const directory = mkdtempSync(join(tmpdir(), 'atelier-s3-'));
+  // A key pair of this run only: s3rver checks signatures against it and refuses any other key.
+  const accessKey = `AKIATEST${randomBytes(6).toString('hex').toUpperCase()}`;
+  const secretKey = `test-secret-${randomBytes(18).toString('base64url')}`;
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', resolve(__dirname, 's3rver-main.mjs'), directory, buckets.join(',')],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, S3RVER_ACCESS_KEY: accessKey, S3RVER_SECRET_KEY: secretKey },
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const port = await new Promise<number>((done, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => done((JSON.parse(line) as { port: number }).port));
+    void exited.then(() => fail(new Error(`s3rver exited before listening: ${stderr}`)));
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: accessKey, secretAccessKey: secretKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return {
+    endpoint,
+    accessKey,
+    secretKey,
+    client,
+    stop: async () => {
+      client.destroy();
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,330 @@
+import dns, { type LookupAddress } from 'node:dns';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AppConfig, loadConfig, ServiceException } from '@app/common';
+import { AddressPolicy } from '../libs/storage/src/fetch/address-policy';
+import { SafeFetcher } from '../libs/storage/src/fetch/safe-fetcher';
+import { fillUrl, HOSTILE_URLS, type FixturePorts } from './fixtures/hostile-urls';
+import { type ConnectGuard, type CountingListener, installConnectGuard, startListener } from './helpers/connect-guard';
+
+/** A valid 1×1 greyscale PNG, built here so that the fixture's origin is plain. */
+function tinyPng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.from([0, 0x80]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+const PNG = tinyPng();
+const CHUNK = Buffer.alloc(1024, 0x61);
+/** Bounds on what the test server does on its own, so that no test loops forever. */
+const MAX_CHUNKS = 200;
+const MAX_LOOP = 50;
+
+interface Hit {
+  path: string;
+  host?: string;
+  userAgent?: string;
+}
+
+let ports: FixturePorts;
+let server: http.Server;
+let trap: CountingListener;
+let guard: ConnectGuard;
+let dataDir: string;
+const hits: Hit[] = [];
+/** Chunked responses: chunks written and whether the server saw its socket close early. */
+const chunked = { written: 0, closed: Promise.resolve() };
+/** Per-test DNS answers; a function lets a test answer differently on each query. */
+let resolver: (host: string) => string[] | undefined = () => undefined;
+
+function handle(request: IncomingMessage, response: ServerResponse): void {
+  const url = new URL(request.url ?? '/', ports.origin);
+  hits.push({ path: url.pathname, host: request.headers.host, userAgent: request.headers['user-agent'] });
+  const [, route, arg] = url.pathname.split('/');
+  const redirect = (status: number, location: string) => response.writeHead(status, { location }).end();
+  switch (route) {
+    case 'png-as-text':
+      return void response.writeHead(200, { 'content-type': 'text/plain' }).end(PNG);
+    case 'text':
+      return void response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello');
+    case 'redirect':
+      return void redirect(302, fillUrl(url.searchParams.get('to') ?? '/', ports));
+    case 'chain':
+      return void (Number(arg) > 0 ? redirect(301, `/chain/${Number(arg) - 1}`) : redirect(307, '/png-as-text'));
+    case 'loop':
+      return void (Number(arg) < MAX_LOOP ? redirect(302, `/loop/${Number(arg) + 1}`) : response.end('end'));
+    case 'see-other':
+      return void redirect(303, '/png-as-text');
+    case 'declared-large':
+      return void response.writeHead(200, { 'content-length': '5000' }).end(Buffer.alloc(5000));
+    case 'chunked-large':
+      return streamChunks(request, response);
+    case 'slow-headers': {
+      const timer = setTimeout(() => response.end('late'), 3000);
+      return void response.on('close', () => clearTimeout(timer));
+    }
+    case 'slow-body': {
+      response.writeHead(200, { 'content-type': 'image/png' }).write(PNG);
+      const timer = setTimeout(() => response.end(), 3000);
+      return void response.on('close', () => clearTimeout(timer));
+    }
+    default:
+      return void response.writeHead(404).end('not found');
+  }
+}
+
+/** 1 KiB every 5 ms, up to MAX_CHUNKS; records when the client closes the connection. */
+function streamChunks(request: IncomingMessage, response: ServerResponse): void {
+  chunked.written = 0;
+  chunked.closed = new Promise((resolve) => request.socket.once('close', () => resolve()));
+  response.writeHead(200, { 'content-type': 'application/octet-stream' });
+  const timer = setInterval(() => {
+    if (response.destroyed || chunked.written >= MAX_CHUNKS) {
+      clearInterval(timer);
+      if (!response.destroyed) response.end();
+      return;
+    }
+    chunked.written += 1;
+    response.write(CHUNK);
+  }, 5);
+  response.on('close', () => clearInterval(timer));
+}
+
+function fetcher(env: Record<string, string> = {}): SafeFetcher {
+  const config: AppConfig = loadConfig({
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    FETCH_TIMEOUT_MS: '5000',
+    FETCH_CONNECT_TIMEOUT_MS: '1000',
+    DATA_DIR: dataDir,
+    ...env,
+  });
+  return new SafeFetcher(config, new AddressPolicy(config));
+}
+
+async function rejected(promise: Promise<unknown>): Promise<ServiceException> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ServiceException);
+  return error as ServiceException;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'atelier-fetch-'));
+  server = http.createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  trap = await startListener('127.0.0.2');
+  ports = { origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, trap: trap.port };
+  guard = installConnectGuard(['127.0.0.1']);
+});
+
+afterAll(async () => {
+  guard?.restore();
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await trap?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  hits.length = 0;
+  resolver = () => undefined;
+  vi.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string) => {
+    const answers = resolver(host);
+    if (!answers) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return answers.map((address): LookupAddress => ({ address, family: net.isIP(address) }));
+  }) as unknown as typeof dns.promises.lookup);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  // Nothing may have tried to reach anything but the test's own server, and the forbidden listener saw nothing.
+  const refused = guard.refused.splice(0);
+  expect(refused).toEqual([]);
+  expect(trap.connections).toBe(0);
+});
+
+describe('SafeFetcher refuses hostile URLs before connecting', () => {
+  it('has a table of at least 30 cases', () => {
+    expect(HOSTILE_URLS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(HOSTILE_URLS)('$name: $url', async (row) => {
+    resolver = (host) => row.dns?.[host];
+    const error = await rejected(fetcher().download(fillUrl(row.url, ports)));
+    expect(error.codeName).toBe(row.expected);
+    expect(error.message).toMatch(row.message);
+    // A redirect case must have reached the allowed server, so that the refusal is the redirect's.
+    if (row.url.startsWith('{origin}')) expect(hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe('SafeFetcher downloads from allowed servers', () => {
+  it('sniffs the type from the bytes over a wrong header, and sends its User-Agent', async () => {
+    const result = await fetcher().download(`${ports.origin}/png-as-text`);
+    expect(result.contentType).toBe('image/png');
+    expect(result.buffer.equals(PNG)).toBe(true);
+    expect(hits).toEqual([{ path: '/png-as-text', host: ports.origin.slice(7), userAgent: 'Atelier/0.1' }]);
+  });
+
+  it("falls back to the header's media type for bytes it does not recognise", async () => {
+    const result = await fetcher().download(`${ports.origin}/text`);
+    expect(result).toMatchObject({ contentType: 'text/plain', url: `${ports.origin}/text` });
+    expect(result.buffer.toString()).toBe('hello');
+  });
+
+  it('follows a chain of 5 redirects and reports the final URL', async () => {
+    const result = await fetcher().download(`${ports.origin}/chain/4`);
+    expect(result.url).toBe(`${ports.origin}/png-as-text`);
+    expect(result.buffer.equals(PNG)).toBe(true);
+    expect(hits.map((hit) => hit.path)).toEqual([
+      '/chain/4',
+      '/chain/3',
+      '/chain/2',
+      '/chain/1',
+      '/chain/0',
+      '/png-as-text',
+    ]);
+  });
+
+  it('refuses the 6th redirect without requesting its target', async () => {
+    const error = await rejected(fetcher().download(`${ports.origin}/chain/5`));
+    expect(error.codeName).toBe('FETCH_REFUSED');
+    expect(hits).toHaveLength(6);
+  });
+
+  it('follows 303 with GET', async () => {
+    const response = await fetcher().open(`${ports.origin}/see-other`);
+    expect(response).toMatchObject({ status: 200, contentType: 'image/png', url: `${ports.origin}/png-as-text` });
+    response.body.destroy();
+  });
+
+  it('returns any final status from open, and download refuses a non-2xx', async () => {
+    const response = await fetcher().open(`${ports.origin}/missing`);
+    expect(response.status).toBe(404);
+    response.body.destroy();
+    const error = await rejected(fetcher().download(`${ports.origin}/missing`));
+    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error.message).toBe('The URL answered HTTP 404.');
+  });
+
+  it('connects to the one address resolved per hop (pinning against DNS rebinding)', async () => {
+    let queries = 0;
+    // A rebinding resolver: the allowed address first, the forbidden one on any later query.
+    resolver = (host) => (host === 'rebind.test' ? [queries++ === 0 ? '127.0.0.1' : '127.0.0.2'] : undefined);
+    const origin = `http://rebind.test:${new URL(ports.origin).port}`;
+    const result = await fetcher().download(`${origin}/png-as-text`);
+    expect(result.buffer.equals(PNG)).toBe(true);
+    expect(dns.promises.lookup).toHaveBeenCalledTimes(1);
+    expect(hits).toEqual([{ path: '/png-as-text', host: origin.slice(7), userAgent: 'Atelier/0.1' }]);
+    expect(guard.allowed.at(-1)).toBe('127.0.0.1');
+  });
+
+  it('resolves each redirect hop once', async () => {
+    resolver = (host) => (host === 'hop.test' ? ['127.0.0.1'] : undefined);
+    const result = await fetcher().download(`http://hop.test:${new URL(ports.origin).port}/chain/2`);
+    expect(result.contentType).toBe('image/png');
+    expect(hits).toHaveLength(4);
+    expect(dns.promises.lookup).toHaveBeenCalledTimes(4);
+  });
+});
+
+describe('SafeFetcher limits', () => {
+  it('fails at once on a declared Content-Length over the cap', async () => {
+    const error = await rejected(fetcher().open(`${ports.origin}/declared-large`, { maxBytes: 4096 }));
+    expect(error.codeName).toBe('FETCH_TOO_LARGE');
+    expect(error.message).toMatch(/declares 5000 bytes, more than the limit of 4096 bytes/);
+  });
+
+  it('fails a chunked body once it passes the cap, and closes the connection', async () => {
+    const error = await rejected(fetcher().download(`${ports.origin}/chunked-large`, { maxBytes: 4096 }));
+    expect(error.codeName).toBe('FETCH_TOO_LARGE');
+    expect(error.message).toMatch(/is larger than the limit of 4096 bytes/);
+    await chunked.closed;
+    expect(chunked.written).toBeLessThan(MAX_CHUNKS);
+  });
+
+  it('times out a server that does not answer', async () => {
+    const started = Date.now();
+    const error = await rejected(fetcher({ FETCH_TIMEOUT_MS: '300' }).download(`${ports.origin}/slow-headers`));
+    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error.message).toBe(`Download of ${ports.origin}/slow-headers timed out after 300 ms.`);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('times out a body that stalls, erroring the stream', async () => {
+    const response = await fetcher({ FETCH_TIMEOUT_MS: '300' }).open(`${ports.origin}/slow-body`);
+    expect(response.contentType).toBe('image/png');
+    const error = await rejected(
+      (async () => {
+        for await (const chunk of response.body) void chunk;
+      })(),
+    );
+    expect(error.message).toMatch(/timed out after 300 ms/);
+  });
+
+  it('times out a connection whose TLS handshake never completes', async () => {
+    // Accepts TCP but never answers the TLS ClientHello, so only the connect timeout can end the attempt.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = silent.address() as net.AddressInfo;
+    try {
+      const fast = fetcher({ FETCH_CONNECT_TIMEOUT_MS: '100' });
+      const error = await rejected(fast.download(`https://127.0.0.1:${port}/a.png`));
+      expect(error).toMatchObject({
+        codeName: 'FETCH_FAILED',
+        message: `Connecting to 127.0.0.1:${port} timed out after 100 ms.`,
+      });
+      expect(held).toHaveLength(1);
+    } finally {
+      held.forEach((socket) => socket.destroy());
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('fails with FETCH_FAILED when the connection is refused', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await rejected(fetcher().download(`http://127.0.0.1:${port}/`));
+    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error.message).toBe(`Download of http://127.0.0.1:${port}/ failed: connection refused (ECONNREFUSED).`);
+  });
+
+  it('fails with FETCH_FAILED when the host does not resolve', async () => {
+    const error = await rejected(fetcher().download('http://nowhere.test/'));
+    expect(error).toMatchObject({
+      codeName: 'FETCH_FAILED',
+      message: 'Host "nowhere.test" cannot be resolved (ENOTFOUND).',
+    });
+  });
+
+  it('stops when the caller aborts', async () => {
+    const controller = new AbortController();
+    const pending = fetcher().download(`${ports.origin}/slow-headers`, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const error = await rejected(pending);
+    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error.message).toMatch(/was cancelled/);
+  });
+});
