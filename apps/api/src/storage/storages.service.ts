@@ -32,7 +32,7 @@ export class StoragesService {
     if (body.type !== undefined && body.type !== storage.type) {
       spec = toStorageSpec(name, body.type, body.parameters ?? {});
     } else {
-      const current = this.connections.connection(storage);
+      const current = this.connections.connection(storage, { lenient: true });
       const parameters = mergeParameters(toRequestParameters(current), body.parameters ?? {});
       spec = toStorageSpec(name, current.type, parameters);
     }

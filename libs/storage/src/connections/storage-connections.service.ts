@@ -73,13 +73,21 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
     await this.storages.delete({ id: storage.id, accountId: storage.accountId });
   }
 
-  /** The connection with its secret decrypted: for drivers, and for PATCH merges. Never for responses. */
-  connection(storage: StorageEntity): StorageConnection {
-    return {
-      type: storage.type as StorageType,
-      parameters: storage.parameters as unknown as PublicParameters,
-      secret: storage.secret ? this.cipher.decrypt<StorageSecret>(storage.secret, this.owner(storage.accountId)) : null,
-    };
+  /**
+   * The connection with its secret decrypted: for drivers, and for PATCH merges. Never for responses.
+   * @param options.lenient a secret that cannot be decrypted (its key is gone) counts as absent, so that a PATCH
+   *   with new credentials can repair the storage.
+   */
+  connection(storage: StorageEntity, options: { lenient?: boolean } = {}): StorageConnection {
+    let secret: StorageSecret | null = null;
+    try {
+      secret = storage.secret
+        ? this.cipher.decrypt<StorageSecret>(storage.secret, this.owner(storage.accountId))
+        : null;
+    } catch (error) {
+      if (!options.lenient) throw error;
+    }
+    return { type: storage.type as StorageType, parameters: storage.parameters as unknown as PublicParameters, secret };
   }
 
   /**
@@ -119,7 +127,14 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
     for (const storage of await this.storages.find({ select: { id: true, accountId: true, secret: true } })) {
       if (!storage.secret || !this.cipher.isStale(storage.secret)) continue;
       const owner = this.owner(storage.accountId);
-      const secret = this.cipher.encrypt(this.cipher.decrypt(storage.secret, owner), owner);
+      let secret: string;
+      try {
+        secret = this.cipher.encrypt(this.cipher.decrypt(storage.secret, owner), owner);
+      } catch (error) {
+        // One storage whose key is missing must not stop the service: it fails alone, and says why.
+        this.logger.error(`Storage ${storage.id}: cannot re-encrypt its credentials: ${(error as Error).message}`);
+        continue;
+      }
       await this.storages.update({ id: storage.id }, { secret });
       rotated += 1;
     }
