@@ -96,4 +96,50 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
     }
     expect(byPolicy).toBeGreaterThanOrEqual(30);
   });
+
+  describe('as the endpoint of an s3 storage', () => {
+    const create = (endpoint: string) =>
+      client(app.url, app.adminKey).post('/v1/storage/storages', {
+        name: 'hostile-s3',
+        type: 's3',
+        parameters: { bucket: 'bkt', endpoint, credentials: { access_key: 'AK', secret_access_key: 'SK' } },
+      });
+
+    it.each([
+      [
+        'a name resolving to loopback',
+        'http://loopback.test:{trap}',
+        { 'loopback.test': ['127.0.0.2'] },
+        /127\.0\.0\.2/,
+      ],
+      [
+        'a name resolving to the metadata address',
+        'http://meta.test',
+        { 'meta.test': ['169.254.169.254'] },
+        /169\.254/,
+      ],
+      ['the metadata address', 'http://169.254.169.254', {}, /169\.254\.169\.254/],
+      ['IPv6 loopback', 'http://[::1]:{trap}', {}, /::1/],
+    ])('%s', async (_name, endpoint, dnsAnswers, reason) => {
+      answers = dnsAnswers;
+      const res = await create(fillUrl(endpoint, ports));
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error_code: '1303', error_type: 'storage' });
+      expect(res.body.error_message).toMatch(reason);
+    });
+
+    it('checks every connection, not only the first lookup (DNS rebinding)', async () => {
+      // The first answer passes the check at create; the connection's own lookup gets the forbidden one.
+      let calls = 0;
+      vi.mocked(dns.promises.lookup).mockImplementation((async () => {
+        calls += 1;
+        const address = calls === 1 ? '127.0.0.1' : '127.0.0.2';
+        return [{ address, family: 4 }];
+      }) as unknown as typeof dns.promises.lookup);
+      const res = await create(`http://rebind.test:${trap.port}`);
+      expect(calls).toBeGreaterThanOrEqual(2);
+      expect(res.status).toBe(422);
+      expect(res.body.error_message).toMatch(/127\.0\.0\.2/);
+    });
+  });
 });

@@ -99,9 +99,10 @@ describe('StorageResolver', () => {
   ])('leaves no object when %s fails mid-way, and keeps the earlier object', async (_name, bytes) => {
     const { driver, path } = await resolver.resolve(accountId, `storage://assets/atomic-${bytes}.bin`, 'output');
     await driver.write(path, Buffer.from('earlier version'));
-    await expect(driver.write(path, failingStream(bytes))).rejects.toThrow();
+    // The caller learns the body's own failure, not a storage error.
+    await expect(driver.write(path, failingStream(bytes))).rejects.toThrow('upstream dropped');
     const fresh = `fresh-${bytes}.bin`;
-    await expect(driver.write(fresh, failingStream(bytes))).rejects.toThrow();
+    await expect(driver.write(fresh, failingStream(bytes))).rejects.toThrow('upstream dropped');
     expect(await driver.head(fresh)).toBeNull();
     expect((await collect((await driver.read(path)).stream)).toString()).toBe('earlier version');
   });

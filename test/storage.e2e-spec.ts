@@ -120,6 +120,20 @@ describe('storage connections', () => {
     expect(kept.ContentLength).toBe(10);
   });
 
+  it('merges credentials on PATCH: a new secret alone rotates it, a new access key needs its secret', async () => {
+    const api = client(app.url, storageKey);
+    const created = await api.post('/v1/storage/storages', { name: 'creds', type: 's3', parameters: s3Parameters() });
+    const url = `/v1/storage/storages/${created.body.data.id}`;
+    const rotated = await api.patch(url, { parameters: { credentials: { secret_access_key: s3.secretKey } } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.parameters.credentials).toEqual({ access_key: s3.accessKey });
+    const halfPair = await api.patch(url, { parameters: { credentials: { access_key: 'AKIANEW' } } });
+    expect(halfPair.status).toBe(422);
+    expect(halfPair.body.error_details).toEqual({
+      'parameters.credentials.secret_access_key': ['secret_access_key is required when access_key changes'],
+    });
+  });
+
   it('refuses a duplicate name with 409, per account', async () => {
     const api = client(app.url, storageKey);
     const body = { name: 'shared-name', type: 's3', parameters: s3Parameters() };
@@ -179,6 +193,33 @@ describe('storage connections', () => {
       'bad service account',
       { type: 'gcs', parameters: { bucket: 'bkt', credentials: { service_account: { a: 1 } } } },
       'parameters.credentials.service_account',
+    ],
+    [
+      'service_account null (no fallback to the service credentials)',
+      { type: 'gcs', parameters: { bucket: 'bkt', credentials: { service_account: null } } },
+      'parameters.credentials.access_key',
+    ],
+    [
+      'HMAC keys and a service account at once',
+      {
+        type: 'gcs',
+        parameters: {
+          bucket: 'bkt',
+          credentials: {
+            access_key: 'a',
+            secret_access_key: 's',
+            service_account: { client_email: 'x', private_key: 'y' },
+          },
+        },
+      },
+      'parameters.credentials',
+    ],
+    ['a root path climbing up', { type: 's3', parameters: { bucket: 'bkt', path: '../other' } }, 'parameters.path'],
+    ['a prefix climbing up', { type: 's3', parameters: { bucket: 'bkt', prefix: 'a/../../b' } }, 'parameters.prefix'],
+    [
+      'a web folder URL with a query',
+      { type: 'web_folder', parameters: { base_url: 'https://cdn.example.com/x?token=a' } },
+      'parameters.base_url',
     ],
   ])('answers 422 with the field path: %s', async (_name, body, path) => {
     const res = await client(app.url, storageKey).post('/v1/storage/storages', { name: 'invalid', ...body });

@@ -35,6 +35,18 @@ function validateParameters(type: StorageType, raw: Record<string, unknown>): Pa
       details['parameters.prefix'] = ['prefix is a synonym of path; give one of them'];
     }
   }
+  if ('credentials' in parameters && parameters.credentials && 'service_account' in parameters.credentials) {
+    const { service_account, access_key, secret_access_key } = parameters.credentials;
+    if (service_account && (access_key !== undefined || secret_access_key !== undefined)) {
+      details['parameters.credentials'] = ['give either access_key and secret_access_key, or service_account'];
+    }
+  }
+  for (const member of ['path', 'prefix'] as const) {
+    const value = (parameters as { path?: unknown; prefix?: unknown })[member];
+    if (typeof value === 'string' && value.split('/').some((segment) => segment === '.' || segment === '..')) {
+      details[`parameters.${member}`] = [`${member} must not contain "." or ".." segments`];
+    }
+  }
   if (Object.keys(details).length > 0) throw ServiceException.validation(details);
   return parameters;
 }
@@ -114,8 +126,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * PATCH semantics: omitted members stay, `null` removes a member, nested objects merge, except `credentials`,
- * which is replaced as a whole (a new key id without its secret would be a broken pair).
+ * Credentials merge member by member (a new secret alone rotates it), with two exceptions that keep the pair
+ * whole: a new `access_key` needs its own `secret_access_key`, and switching between HMAC keys and a
+ * service-account key replaces the credentials entirely.
+ */
+function mergeCredentials(base: unknown, patch: Record<string, unknown>): Record<string, unknown> {
+  const saved = isPlainObject(base) ? base : {};
+  const switchesKind = 'service_account' in patch !== 'service_account' in saved;
+  if (switchesKind) return patch;
+  if ('access_key' in patch && patch.access_key !== saved.access_key && !('secret_access_key' in patch)) {
+    throw ServiceException.validation({
+      'parameters.credentials.secret_access_key': ['secret_access_key is required when access_key changes'],
+    });
+  }
+  return { ...saved, ...patch };
+}
+
+/**
+ * PATCH semantics (CONTRACT.md: omitted fields stay): omitted members stay, `null` removes a member, nested
+ * objects merge; credentials as {@link mergeCredentials} says.
  */
 export function mergeParameters(
   base: Record<string, unknown>,
@@ -126,9 +155,9 @@ export function mergeParameters(
   if ('prefix' in patch) delete merged.path;
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
-    else if (key !== 'credentials' && isPlainObject(value) && isPlainObject(merged[key])) {
-      merged[key] = mergeParameters(merged[key], value);
-    } else merged[key] = value;
+    else if (key === 'credentials' && isPlainObject(value)) merged[key] = mergeCredentials(merged[key], value);
+    else if (isPlainObject(value) && isPlainObject(merged[key])) merged[key] = mergeParameters(merged[key], value);
+    else merged[key] = value;
   }
   return merged;
 }

@@ -60,7 +60,7 @@ export class StorageController {
   @Patch('storages/:storage_id')
   @ApiOperation({
     summary: 'Change a storage',
-    description: `Changes name, type and/or parameters. Parameters merge into the current ones (omitted members stay, \`null\` removes one, \`credentials\` is replaced as a whole); a new type needs the full parameters of that type. ${UNREACHABLE}`,
+    description: `Changes name, type and/or parameters. Parameters merge into the current ones (omitted members stay, \`null\` removes one; a new \`access_key\` needs its \`secret_access_key\`, and switching between HMAC keys and \`service_account\` replaces the credentials); a new type needs the full parameters of that type. ${UNREACHABLE}`,
   })
   @ApiEnvelope(StorageResponseDto)
   @ApiNotFoundResponse(NOT_FOUND)

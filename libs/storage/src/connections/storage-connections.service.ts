@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -32,6 +33,7 @@ function isUniqueViolation(error: unknown): boolean {
 export class StorageConnections implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Storage');
   private readonly drivers = new Map<string, StorageDriver>();
+  private readonly retiring = new Map<NodeJS.Timeout, StorageDriver>();
 
   constructor(
     @InjectRepository(StorageEntity) private readonly storages: Repository<StorageEntity>,
@@ -105,7 +107,10 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
 
   /** The (cached) driver of a saved storage. */
   driver(storage: StorageEntity): StorageDriver {
-    const key = `${storage.id}:${storage.updatedAt.getTime()}`;
+    // Keyed by content, not by updated_at (whole seconds on SQLite): a change always gets a new driver.
+    const key = `${storage.id}:${createHash('sha256')
+      .update(`${storage.type}\0${JSON.stringify(storage.parameters)}\0${storage.secret ?? ''}`)
+      .digest('hex')}`;
     let driver = this.drivers.get(key);
     if (driver) {
       this.drivers.delete(key);
@@ -114,7 +119,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
       if (this.drivers.size >= DRIVER_CACHE_SIZE) {
         const [oldest, evicted] = this.drivers.entries().next().value as [string, StorageDriver];
         this.drivers.delete(oldest);
-        evicted.close();
+        this.retire(evicted);
       }
     }
     this.drivers.set(key, driver);
@@ -135,7 +140,8 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
         this.logger.error(`Storage ${storage.id}: cannot re-encrypt its credentials: ${(error as Error).message}`);
         continue;
       }
-      await this.storages.update({ id: storage.id }, { secret });
+      // Only if unchanged meanwhile: a PATCH by another process must not be overwritten with the old secret.
+      await this.storages.update({ id: storage.id, secret: storage.secret }, { secret });
       rotated += 1;
     }
     if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
@@ -144,6 +150,23 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
   onModuleDestroy(): void {
     for (const driver of this.drivers.values()) driver.close();
     this.drivers.clear();
+    for (const [timer, driver] of this.retiring) {
+      clearTimeout(timer);
+      driver.close();
+    }
+    this.retiring.clear();
+  }
+
+  /**
+   * Closes a driver that left the cache once the requests that may still use it are over: closing at once would
+   * reset their connections. Bounded by the longest a request may take.
+   */
+  private retire(driver: StorageDriver): void {
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      driver.close();
+    }, this.config.fetchTimeoutMs * 2).unref();
+    this.retiring.set(timer, driver);
   }
 
   private columns(accountId: number, spec: StorageSpec): Partial<StorageEntity> {
@@ -175,8 +198,8 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
   private forget(storage: StorageEntity): void {
     for (const [key, driver] of this.drivers) {
       if (key.startsWith(`${storage.id}:`)) {
-        driver.close();
         this.drivers.delete(key);
+        this.retire(driver);
       }
     }
   }

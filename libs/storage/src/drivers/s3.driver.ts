@@ -45,6 +45,13 @@ export interface S3DriverOptions {
   guard?: EndpointGuard;
   /** Longest time to open a connection, in milliseconds. */
   connectTimeoutMs?: number;
+  /** Longest time a request may wait for the store's answer, in milliseconds. */
+  requestTimeoutMs?: number;
+  /**
+   * Without keys, use the AWS SDK's default credential chain (environment, instance role). Only for the operator's
+   * own temporary bucket; a user's storage without keys is refused instead.
+   */
+  defaultCredentials?: boolean;
   /** Objects per listing page (S3's maximum and default is 1,000). */
   pageSize?: number;
   /** Endpoint written into presigned URLs, when clients reach the store by another address than the service. */
@@ -82,13 +89,19 @@ export class S3Driver implements StorageDriver {
       credentials:
         options.accessKey && options.secretKey
           ? { accessKeyId: options.accessKey, secretAccessKey: options.secretKey }
-          : undefined,
+          : options.defaultCredentials
+            ? undefined
+            : // A user's storage never falls back to the service's own AWS credentials (environment, instance role).
+              () => Promise.reject(new ServiceException('STORAGE_UNREACHABLE', 'The storage has no credentials.')),
       // S3-compatible stores (GCS, older MinIO, s3rver) do not all accept the SDK's default checksum trailers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
       requestHandler: {
         connectionTimeout: options.connectTimeoutMs ?? 5_000,
+        // Without it a store that accepts and never answers would hold a request (and its job) for ever.
+        requestTimeout: options.requestTimeoutMs ?? 30_000,
+        throwOnRequestTimeout: true,
         httpAgent: new HttpAgent({ keepAlive: true, lookup: guard?.lookup }),
         httpsAgent: new HttpsAgent({ keepAlive: true, lookup: guard?.lookup }),
       },
@@ -128,6 +141,7 @@ export class S3Driver implements StorageDriver {
   async write(path: string, body: Readable | Buffer, options: StorageWriteOptions = {}): Promise<StorageWriteResult> {
     const key = this.key(path);
     let size = 0;
+    let bodyError: Error | undefined;
     let source: Readable | Buffer = body;
     if (!Buffer.isBuffer(body)) {
       const counter = new Transform({
@@ -136,21 +150,27 @@ export class S3Driver implements StorageDriver {
           done(null, chunk);
         },
       });
-      // pipeline passes a failing body's error on to the counter, which fails the upload; the error itself is
-      // reported by upload.done(), so the callback has nothing to add.
-      pipeline(body, counter, () => undefined);
+      // A failing body fails the counter, which fails the upload; the body's own error is what the caller sees.
+      pipeline(body, counter, (error) => (bodyError = error ?? undefined));
       source = counter;
     }
-    await this.send(async () => {
-      // leavePartsOnError: false aborts a started multipart upload, so no part is left to bill or to see.
-      const upload = new Upload({
-        client: this.client,
-        params: { Bucket: this.options.bucket, Key: key, Body: source, ContentType: options.contentType },
-        queueSize: 2,
-        leavePartsOnError: false,
-      });
-      await upload.done();
-    }, path);
+    try {
+      await this.send(async () => {
+        // leavePartsOnError: false aborts a started multipart upload, so no part is left to bill or to see.
+        const upload = new Upload({
+          client: this.client,
+          params: { Bucket: this.options.bucket, Key: key, Body: source, ContentType: options.contentType },
+          queueSize: 2,
+          leavePartsOnError: false,
+        });
+        await upload.done();
+      }, path);
+    } catch (error) {
+      // The body may not have been read at all (the endpoint was refused first): release its source.
+      if (source instanceof Readable) source.destroy();
+      if (!Buffer.isBuffer(body)) body.destroy();
+      throw bodyError ?? error;
+    }
     return {
       path,
       key,

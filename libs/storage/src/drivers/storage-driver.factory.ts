@@ -50,6 +50,7 @@ export class StorageDriverFactory {
       // Endpoints come from users: every connection to them passes the same address policy as downloads.
       guard: parameters.endpoint ? this.policy : undefined,
       connectTimeoutMs: this.config.fetchConnectTimeoutMs,
+      requestTimeoutMs: this.config.fetchTimeoutMs,
     });
   }
 }

@@ -49,6 +49,7 @@ export class TemporaryBucket implements OnModuleDestroy {
           region: bucket.region,
           accessKey: bucket.accessKey,
           secretKey: bucket.secretKey,
+          defaultCredentials: true,
         })
       : new LocalDriver(join(config.dataDir, TEMPORARY_FOLDER));
   }
@@ -87,10 +88,14 @@ export class TemporaryBucket implements OnModuleDestroy {
     return { ...read, contentType, expiresAt };
   }
 
-  /** Deletes every file older than the lifetime; returns how many. Pages through the bucket. */
-  async sweep(now = Date.now()): Promise<number> {
+  /**
+   * Deletes every file older than the lifetime; returns how many. Pages through the bucket.
+   * @param signal stops the sweep between two files (shutdown).
+   */
+  async sweep(now = Date.now(), signal?: AbortSignal): Promise<number> {
     let deleted = 0;
     for await (const object of this.driver.list('', { recursive: true })) {
+      if (signal?.aborted) break;
       if ((object.lastModified?.getTime() ?? now) + this.ttlMs <= now) {
         await this.driver.delete(object.path);
         deleted += 1;

@@ -11,6 +11,7 @@ export class TemporarySweeper implements OnApplicationBootstrap, OnModuleDestroy
   private readonly logger = new Logger('TemporaryBucket');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly config: AppConfig,
@@ -26,7 +27,7 @@ export class TemporarySweeper implements OnApplicationBootstrap, OnModuleDestroy
   /** One sweep, unless one is still running. */
   tick(): Promise<void> {
     this.running ??= this.bucket
-      .sweep()
+      .sweep(Date.now(), this.stopping.signal)
       .then((deleted) => {
         if (deleted > 0) this.logger.log(`Deleted ${deleted} expired temporary files`);
       })
@@ -37,6 +38,7 @@ export class TemporarySweeper implements OnApplicationBootstrap, OnModuleDestroy
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.running;
   }
 }

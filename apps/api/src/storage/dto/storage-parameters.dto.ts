@@ -30,13 +30,13 @@ export class BucketCredentialsDto {
 
 export class GcsCredentialsDto {
   @ApiPropertyOptional({ description: 'HMAC access id (interoperability API). With `secret_access_key`.' })
-  @ValidateIf((credentials: GcsCredentialsDto) => credentials.service_account === undefined)
+  @ValidateIf((credentials: GcsCredentialsDto) => !credentials.service_account)
   @IsString()
   @Length(1, 256)
   access_key?: string;
 
   @ApiPropertyOptional({ description: 'HMAC secret. Write-only: never returned, encrypted at rest.', writeOnly: true })
-  @ValidateIf((credentials: GcsCredentialsDto) => credentials.service_account === undefined)
+  @ValidateIf((credentials: GcsCredentialsDto) => !credentials.service_account)
   @IsString()
   @Length(1, 512)
   secret_access_key?: string;
@@ -110,6 +110,7 @@ export class WebFolderParametersDto {
     example: 'https://cdn.example.com/images/',
   })
   @IsUrl(URL_RULE, { message: 'base_url must be an http or https URL' })
+  @Matches(/^[^?#]*$/, { message: 'base_url must not have a query or a fragment; paths are appended to it' })
   @MaxLength(2048)
   base_url: string;
 }
