@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppConfig, loadConfig, ServiceException } from '@app/common';
+import { AppConfig, loadConfig } from '@app/common';
 import { AddressPolicy } from '../libs/storage/src/fetch/address-policy';
 import { SafeFetcher } from '../libs/storage/src/fetch/safe-fetcher';
 import { fillUrl, HOSTILE_URLS, type FixturePorts } from './fixtures/hostile-urls';
 import { type ConnectGuard, type CountingListener, installConnectGuard, startListener } from './helpers/connect-guard';
+import { rejected } from './helpers/rejected';
 
 /** A valid 1×1 greyscale PNG, built here so that the fixture's origin is plain. */
 function tinyPng(): Buffer {
@@ -116,15 +117,6 @@ function fetcher(env: Record<string, string> = {}): SafeFetcher {
     ...env,
   });
   return new SafeFetcher(config, new AddressPolicy(config));
-}
-
-async function rejected(promise: Promise<unknown>): Promise<ServiceException> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceException);
-  return error as ServiceException;
 }
 
 beforeAll(async () => {

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, ServiceException } from '@app/common';
 import { AddressPolicy } from './address-policy';
+import { rejected } from '../../../../test/helpers/rejected';
 
 function policy(allow = ''): AddressPolicy {
   return new AddressPolicy(loadConfig({ FETCH_ALLOW_HOSTS: allow }));
@@ -17,15 +18,6 @@ function caught(action: () => unknown): ServiceException {
     return error as ServiceException;
   }
   throw new Error('expected a ServiceException');
-}
-
-async function rejected(promise: Promise<unknown>): Promise<ServiceException> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceException);
-  return error as ServiceException;
 }
 
 let answers: Record<string, string[]>;
