@@ -100,6 +100,10 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
     const driver = this.factory.create(spec);
     try {
       await driver.check(this.config.storageCheckTimeoutMs);
+    } catch (error) {
+      // Whatever the driver says (refused address, missing bucket, timeout), for a check it is "unreachable".
+      if (error instanceof ServiceException) throw new ServiceException('STORAGE_UNREACHABLE', error.message);
+      throw error;
     } finally {
       driver.close();
     }

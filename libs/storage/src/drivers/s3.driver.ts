@@ -233,24 +233,16 @@ export class S3Driver implements StorageDriver {
   }
 
   async check(timeoutMs = 10_000): Promise<void> {
-    try {
-      await this.send(() =>
-        this.client.send(
-          new ListObjectsV2Command({
-            Bucket: this.options.bucket,
-            Prefix: folderKey(this.options.prefix, ''),
-            MaxKeys: 1,
-          }),
-          { abortSignal: AbortSignal.timeout(timeoutMs) },
-        ),
-      );
-    } catch (error) {
-      if (error instanceof ServiceException && error.codeName !== 'STORAGE_BACKEND_FAILED') {
-        throw new ServiceException('STORAGE_UNREACHABLE', error.message);
-      }
-      const reason = error instanceof ServiceException ? error.message : 'The storage did not answer.';
-      throw new ServiceException('STORAGE_UNREACHABLE', reason);
-    }
+    await this.send(() =>
+      this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.options.bucket,
+          Prefix: folderKey(this.options.prefix, ''),
+          MaxKeys: 1,
+        }),
+        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      ),
+    );
   }
 
   /** A URL that lets anyone holding it GET the object until it expires. Signing needs no request. */

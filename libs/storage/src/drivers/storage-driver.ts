@@ -67,7 +67,8 @@ export interface StorageDriver {
   /** Deletes an object; deleting a missing object is not an error. */
   delete(path: string): Promise<void>;
   /**
-   * Proves that the store can be reached with these parameters, or throws STORAGE_UNREACHABLE with the reason.
+   * Proves that the store can be reached with these parameters, or throws a ServiceException whose message is the
+   * reason; StorageConnections.check reports every such failure as STORAGE_UNREACHABLE.
    * @param timeoutMs longest wait for the store's answer, in milliseconds.
    */
   check(timeoutMs?: number): Promise<void>;

@@ -79,13 +79,8 @@ export class WebFolderDriver implements StorageDriver {
 
   /** Reachable means: the address is allowed and the server answers HTTP (a folder often has no index page). */
   async check(): Promise<void> {
-    try {
-      const response = await this.fetcher.open(this.base, { method: 'HEAD' });
-      response.body.destroy();
-    } catch (error) {
-      if (error instanceof ServiceException) throw new ServiceException('STORAGE_UNREACHABLE', error.message);
-      throw error;
-    }
+    const response = await this.fetcher.open(this.base, { method: 'HEAD' });
+    response.body.destroy();
   }
 
   close(): void {}
