@@ -1,0 +1,92 @@
+/**
+ * The typed, normalised form of an edit that {@link ImagePipeline} runs. Everything here is resolved:
+ * percentages are pixels, defaults are filled, colours are numbers. The pipeline parses nothing.
+ * Stages run in the order of docs/image-editing.md (CONTRACT.md's processing order).
+ */
+
+/** A colour with channels 0..255 and alpha 0..1 (0 is fully transparent). */
+export interface Rgba {
+  r: number;
+  g: number;
+  b: number;
+  alpha: number;
+}
+
+/** Artefact removal strength; `auto` picks from the estimated JPEG quality (none when the input is clean). */
+export type DecompressStrength = 'moderate' | 'strong' | 'auto';
+
+/** Pixels added on each side. */
+export interface Sides {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+/**
+ * How the image entering the resize stage becomes `width` x `height`.
+ * - `scale`: resized to exactly width x height (the planner kept the aspect ratio, bounds and cover).
+ * - `crop`: resized to cover width x height, then cropped at the centre or at the most interesting region.
+ * - `canvas`: resized to `inner` (the image itself, never enlarged), centred on a width x height canvas of `fill`.
+ */
+export type ResizePlan =
+  | { mode: 'scale'; width: number; height: number; upscale?: UpscalePlan }
+  | { mode: 'crop'; width: number; height: number; position: 'center' | 'smart'; upscale?: UpscalePlan }
+  | { mode: 'canvas'; width: number; height: number; inner: { width: number; height: number }; fill: Rgba };
+
+/** The model-free upscale: high-quality interpolation with detail sharpening, used when resizing enlarges. */
+export interface UpscalePlan {
+  method: 'smart_resize';
+}
+
+/** Local tone mapping: 0..100 (0 is the identity); `stitching` wraps left and right edges (360 panoramas). */
+export interface HdrPlan {
+  intensity: number;
+  stitching: boolean;
+}
+
+/** Global adjustments, each -100..100 (sharpness 0..100); 0 is the identity. */
+export interface AdjustPlan {
+  exposure: number;
+  saturation: number;
+  contrast: number;
+  sharpness: number;
+  hdr?: HdrPlan;
+}
+
+export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff';
+export type CmykProfileName = 'ISO_Coated' | 'ISO_Uncoated' | 'USWeb_Coated' | 'USWeb_Uncoated';
+
+export type EncodePlan =
+  | { format: 'jpeg'; quality: number; progressive: boolean }
+  | { format: 'png'; compression: 'fast' | 'optimal' | 'best' }
+  | { format: 'webp'; lossless: boolean; quality: number }
+  | { format: 'avif'; lossless: boolean; quality: number }
+  | { format: 'tiff'; compression: 'lzw' | 'jpeg'; quality: number };
+
+/**
+ * The colour space of the output.
+ * - `auto`: RGB input leaves as RGB with sRGB embedded; CMYK and grey input keep their space and profile
+ *   (CMYK falls back to sRGB for formats that cannot hold it).
+ * - `cmyk`: converted with one of the shipped profiles (jpeg only; the planner refuses other formats).
+ */
+export type ColourPlan = { space: 'auto' } | { space: 'cmyk'; profile: CmykProfileName };
+
+export interface EditPlan {
+  /** Restoration applied to the decoded pixels. */
+  decompress?: DecompressStrength;
+  /**
+   * What transparent pixels become: a colour to flatten onto, or undefined to keep the alpha channel
+   * (the planner keeps it only when the output format can hold it).
+   */
+  flatten?: Rgba;
+  /** Space added around the image, in pixels, filled with `paddingFill`. */
+  padding?: Sides;
+  paddingFill?: Rgba;
+  resize?: ResizePlan;
+  adjust?: AdjustPlan;
+  encode: EncodePlan;
+  colour: ColourPlan;
+  /** Resolution written into the file, in dots per inch. */
+  dpi?: number;
+}

@@ -1,0 +1,3 @@
+export * from './edit-plan';
+export * from './workers/pixel-pool';
+export * from './workers/raw-pixels';
