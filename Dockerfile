@@ -30,6 +30,8 @@ ENV MALLOC_ARENA_MAX=2 \
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The CMYK output profiles, found at run time beside libs/ (libs/image-pipeline/src/colour/cmyk-profiles.ts).
+COPY --from=build /app/libs/image-pipeline/icc ./libs/image-pipeline/icc
 # DATA_DIR (./data): the embedded SQLite database; writable by the unprivileged user.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

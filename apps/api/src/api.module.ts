@@ -3,6 +3,7 @@ import { AppConfig, ConfigModule, RedisModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { AuthModule } from './auth/auth.module';
 import { HealthController } from './health/health.controller';
+import { ImageEditApiModule } from './image-edit/image-edit-api.module';
 import { StorageApiModule } from './storage/storage-api.module';
 import { TemporaryApiModule } from './temporary/temporary-api.module';
 
@@ -19,6 +20,7 @@ export class ApiModule {
         AuthModule,
         StorageApiModule,
         TemporaryApiModule,
+        ImageEditApiModule,
       ],
       controllers: [HealthController],
     };

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import multipart from '@fastify/multipart';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -65,6 +66,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+  });
+  // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field.
+  await app.register(multipart, {
+    limits: { fileSize: config.fetchMaxBytes, files: 1, fields: 2, fieldSize: config.maxJsonBodyBytes, parts: 4 },
   });
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());

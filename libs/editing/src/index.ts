@@ -1,1 +1,20 @@
 export * from './queue.constants';
+export * from './editing.module';
+export * from './edit-executor';
+export * from './edit-planner';
+export * from './image-info';
+export * from './edit-request';
+export * from './dto/edit-request.dto';
+export * from './dto/operations.dto';
+export * from './dto/resizing.dto';
+export * from './dto/background.dto';
+export * from './dto/output.dto';
+export * from './dto/format-options.dto';
+export {
+  INPUT_MAX_LENGTH,
+  LOCATION_MAX_LENGTH,
+  MAX_DIMENSION_PX,
+  MAX_SIDE_PERCENT,
+  MAX_SIDE_PX,
+  MAX_SIZE_PERCENT,
+} from './dto/edit-values';

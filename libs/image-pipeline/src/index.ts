@@ -1,3 +1,7 @@
 export * from './edit-plan';
+export * from './image-pipeline';
+export * from './image-pipeline.module';
+export * from './decode/probe';
+export * from './colour/cmyk-profiles';
 export * from './workers/pixel-pool';
 export * from './workers/raw-pixels';

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Environment variables read by the service; the typed config is the only place that reads them. */
@@ -70,6 +71,12 @@ export class AppConfig {
   readonly temporaryTtlSeconds: number;
   /** How often expired temporary files are deleted, in seconds. */
   readonly temporarySweepIntervalSeconds: number;
+  /** Largest input image, in pixels (width x height), checked from the header before decoding. */
+  readonly maxInputPixels: number;
+  /** Images one process edits at the same time; more wait in line. */
+  readonly editConcurrency: number;
+  /** Edits that may wait in line per process before new ones are refused with 503. */
+  readonly editQueueLimit: number;
   /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
   readonly temporaryBucket?: TemporaryBucketConfig;
 
@@ -270,6 +277,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     temporaryTtlSeconds: read.integer('TEMP_TTL_SECONDS', 86_400, 1, 604_800),
     temporarySweepIntervalSeconds: read.integer('TEMP_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     temporaryBucket: readTemporaryBucket(read),
+    maxInputPixels: read.integer('MAX_INPUT_PIXELS', 50_000_000, 1, 1_000_000_000),
+    editConcurrency: read.integer('EDIT_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
+    editQueueLimit: read.integer('EDIT_QUEUE_LIMIT', 64, 0, 100_000),
   });
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -18,8 +18,7 @@ export default async function runKernel(task: PixelTask): Promise<unknown> {
   const result = await kernel(task.payload);
   if (!isRawPixels(result)) return result;
   const buffer = result.data.buffer as ArrayBuffer;
-  return {
-    [Piscina.transferableSymbol]: [buffer],
-    [Piscina.valueSymbol]: result,
-  };
+  // Piscina unwraps only what move() marks: without it the caller would receive the wrapper, not the pixels.
+  const movable = { [Piscina.transferableSymbol]: [buffer], [Piscina.valueSymbol]: result };
+  return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
 }

@@ -145,3 +145,30 @@ export class BodyGuard extends Transform {
     callback(failure);
   }
 }
+
+/**
+ * Reads a whole body into memory, failing with FETCH_TOO_LARGE as soon as it passes `maxBytes` (or at once
+ * when the declared size does), so an oversized object is never held in full.
+ */
+export async function readWhole(
+  stream: NodeJS.ReadableStream & { destroy(error?: Error): void },
+  maxBytes: number,
+  label: string,
+  declared?: number,
+): Promise<Buffer> {
+  if (declared !== undefined && declared > maxBytes) {
+    stream.destroy();
+    throw tooLarge(label, maxBytes, declared);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of stream) {
+    received += (chunk as Buffer).length;
+    if (received > maxBytes) {
+      stream.destroy();
+      throw tooLarge(label, maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { ImageInfo, OutputImageInfo } from '@app/editing';
+
+export class ImageInfoDto implements ImageInfo {
+  @ApiProperty({ example: 'jpg', description: 'File extension: jpg, png, webp, avif, tiff (inputs also gif, bmp, heic).' })
+  ext: string;
+
+  @ApiProperty({ example: 0.7864, description: 'Megapixels (width x height / 1,000,000).' })
+  mps: number;
+
+  @ApiProperty({ example: 'image/jpeg' })
+  mime: string;
+
+  @ApiProperty({ example: 'jpeg', description: 'Format read from the bytes (input) or written (output).' })
+  format: string;
+
+  @ApiProperty({ example: 1024 })
+  width: number;
+
+  @ApiProperty({ example: 768 })
+  height: number;
+}
+
+export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo {
+  @ApiProperty({
+    description: 'Temporary URL of the result (kept for TEMP_TTL_SECONDS, 24 h by default); empty when `output` names a destination.',
+    example: 'http://localhost:3000/tmp/3q2-7wQ8yXb0uS1dF4gH6jK9lZ5xC2vB8nM1aP0oI7e.jpg',
+  })
+  tmp_url: string;
+
+  @ApiPropertyOptional({ description: 'Key of the result in its bucket (the storage prefix included).' })
+  object_key?: string;
+
+  @ApiPropertyOptional({ description: 'Bucket of the result.' })
+  object_bucket?: string;
+
+  @ApiPropertyOptional({ description: 'Native URI of the result, e.g. `s3://bucket/key`.' })
+  object_uri?: string;
+
+  @ApiPropertyOptional({ description: 'The result as a reference to your storage: `storage://<name>/<path>`.' })
+  service_storage_uri?: string;
+}
+
+export class EditResponseDto {
+  @ApiProperty({ type: ImageInfoDto })
+  input: ImageInfoDto;
+
+  @ApiProperty({ type: OutputImageInfoDto })
+  output: OutputImageInfoDto;
+}

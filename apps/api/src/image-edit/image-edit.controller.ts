@@ -1,0 +1,75 @@
+import { applyDecorators, Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { EditExecutor, EditRequestDto, parseEditRequest } from '@app/editing';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequireScopes } from '../auth/require-scopes.decorator';
+import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { EditResponseDto } from './dto/edit-response.dto';
+import { readUpload } from './read-upload';
+
+const ORDER =
+  'Operations run in this order: decode (EXIF orientation applied) -> restorations -> background -> padding -> resizing -> adjustments -> encode (format, metadata, colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h).';
+
+/** The answers of both edit routes besides 200 and 422. */
+const ApiEditErrors = () =>
+  applyDecorators(
+  ApiResponse({ status: 400, description: 'The input cannot be fetched (URL or storage object).', type: ErrorBodyDto }),
+  ApiResponse({ status: 413, description: 'The upload is larger than FETCH_MAX_BYTES.', type: ErrorBodyDto }),
+  ApiResponse({
+    status: 501,
+    description: 'The operation needs a model this installation does not have yet (named in the message).',
+    type: ErrorBodyDto,
+  }),
+  ApiResponse({ status: 503, description: 'Too many images in progress; retry after `Retry-After`.', type: ErrorBodyDto }),
+  );
+
+@ApiTags('Image editing')
+@ApiExtraModels(EditRequestDto)
+@Controller('v1/image/edit')
+@RequireScopes('image_editing')
+export class ImageEditController {
+  constructor(private readonly executor: EditExecutor) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Edit one image', description: ORDER })
+  @ApiBody({ type: EditRequestDto })
+  @ApiEnvelope(EditResponseDto)
+  @ApiEditErrors()
+  // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
+  async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
+    const request = parseEditRequest(body, { input: 'required' });
+    return this.executor.execute(caller.accountId, request);
+  }
+
+  @Post('upload')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Edit one uploaded image',
+    description: `Multipart: \`file\` (the image; its name names results in folders) and \`data\` (a JSON string: the edit request without \`input\`). ${ORDER}`,
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'BMP, GIF, JPEG, PNG, TIFF, WEBP, AVIF or HEIC.' },
+        data: {
+          type: 'string',
+          description: 'JSON: `{"operations": {...}, "output": ...}` as in POST /v1/image/edit, without `input`.',
+          example: '{"operations":{"resizing":{"width":1024,"fit":"bounds"}},"output":{"format":"webp"}}',
+        },
+      },
+    },
+  })
+  @ApiEnvelope(EditResponseDto)
+  @ApiEditErrors()
+  async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
+    const upload = await readUpload(http);
+    const request = parseEditRequest(upload.data, { input: 'absent' });
+    return this.executor.execute(caller.accountId, request, { bytes: upload.bytes, name: upload.filename });
+  }
+}

@@ -1,0 +1,124 @@
+import { fileURLToPath } from 'node:url';
+import { describe, editImage } from './sharp-work.mjs';
+import { startNodeServer, startService } from './processes.mjs';
+
+const REQUEST_TIMEOUT_MS = 120_000;
+const serverScript = (name) => fileURLToPath(new URL(`../servers/${name}`, import.meta.url));
+
+/**
+ * The four ways of doing the same edit. Each method's `request(format)` returns a function doing one edit
+ * and checking its answer (it rejects when the answer is wrong); `output(format)` does one edit and returns
+ * the encoded bytes, so that the run can check them once before measuring.
+ *
+ * @typedef {{id: string, label: string, request(format: string): () => Promise<void>,
+ *   output(format: string): Promise<Buffer>, close?(): Promise<void>}} Method
+ */
+
+/** (a) sharp in the load generator's process on the input already in memory. */
+export function inProcess({ photo, size }) {
+  return {
+    id: 'a',
+    label: 'sharp in-process',
+    request: (format) => async () => void (await editImage(photo, format, size)),
+    output: (format) => editImage(photo, format, size),
+  };
+}
+
+/** (b) the service: POST /v1/image/edit with the input on the origin; the result lands in the temporary bucket. */
+export async function service({ inputUrl, main, env }) {
+  const { child, base } = await startService(main, env);
+  const headers = { authorization: `Bearer ${env.ADMIN_API_KEY}`, 'content-type': 'application/json' };
+  const edit = async (format) => {
+    const body = JSON.stringify({
+      input: inputUrl,
+      operations: { resizing: { width: 1024, height: 1024, fit: 'bounds' } },
+      output: { format },
+    });
+    const response = await fetch(`${base}/v1/image/edit`, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`service answered ${response.status}: ${text.slice(0, 500)}`);
+    const output = JSON.parse(text).data?.output;
+    if (output?.width !== 1024) throw new Error(`service answered an unexpected output: ${text.slice(0, 500)}`);
+    return output;
+  };
+  return {
+    id: 'b',
+    label: 'service POST /v1/image/edit',
+    child,
+    request: (format) => async () => void (await edit(format)),
+    output: async (format) => {
+      const { tmp_url: url } = await edit(format);
+      return fetchBytes(url, 'GET');
+    },
+  };
+}
+
+/** (c) ipx: GET /<modifiers>/<origin URL>; the answer is the image. */
+export async function ipx({ inputUrl, env }) {
+  const { child, port } = await startNodeServer(serverScript('ipx-server.mjs'), [], env);
+  const url = (format) => `http://127.0.0.1:${port}/${IPX_MODIFIERS[format]}/${inputUrl}`;
+  return {
+    id: 'c',
+    label: 'ipx',
+    child,
+    request: (format) => async () => void (await fetchBytes(url(format), 'GET')),
+    output: (format) => fetchBytes(url(format), 'GET'),
+  };
+}
+
+/** ipx modifiers for the same edit: fit inside 1024x1024 (Lanczos-3 is sharp's default kernel), the format. */
+export const IPX_MODIFIERS = {
+  jpeg: 's_1024x1024,fit_inside,f_jpeg,q_85',
+  webp: 's_1024x1024,fit_inside,f_webp,q_75',
+  avif: 's_1024x1024,fit_inside,f_avif,q_50',
+};
+
+/** (d) the bare node:http server around the same sharp work: POST {input, format}; the answer is the image. */
+export async function bare({ inputUrl, env }) {
+  const { child, port } = await startNodeServer(serverScript('bare-server.mjs'), [], env);
+  const edit = (format) =>
+    fetchBytes(`http://127.0.0.1:${port}/`, 'POST', JSON.stringify({ input: inputUrl, format }));
+  return {
+    id: 'd',
+    label: 'bare node:http + sharp',
+    child,
+    request: (format) => async () => void (await edit(format)),
+    output: edit,
+  };
+}
+
+/** The answer's bytes; rejects on any status but 200. */
+async function fetchBytes(url, method, body) {
+  const response = await fetch(url, {
+    method,
+    body,
+    headers: body ? { 'content-type': 'application/json' } : undefined,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) {
+    throw new Error(`${method} ${url} answered ${response.status}: ${bytes.toString('utf8', 0, 500)}`);
+  }
+  return bytes;
+}
+
+/** Checks one output of every format: a 1024x768 image of the asked format (a broken server is not measured). */
+export async function verify(method, formats, size) {
+  const outputs = {};
+  for (const format of formats) {
+    const bytes = await method.output(format);
+    const found = await describe(bytes);
+    if (found.format !== format || found.width !== size.width || found.height !== size.height) {
+      throw new Error(
+        `${method.label} made a ${found.format} ${found.width}x${found.height} image, not a ${format} ${size.width}x${size.height}`,
+      );
+    }
+    outputs[format] = bytes.length;
+  }
+  return outputs;
+}

@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+
+export const ALL_METHODS = ['a', 'b', 'c', 'd'];
+export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
+export const ALL_CONCURRENCY = [1, 2, 4];
+
+/**
+ * Requests measured per cell (format x method x concurrency), split into interleaved rounds. Chosen so that
+ * the whole run takes about 8-10 minutes on 2 cores: an AVIF edit costs ~25x a JPEG edit here, so AVIF
+ * gets the fewest requests (its p95 is then close to the maximum of 16: indicative only).
+ */
+const FULL_PLAN = {
+  jpeg: { measured: 120, rounds: 3 },
+  webp: { measured: 60, rounds: 2 },
+  avif: { measured: 16, rounds: 1 },
+};
+const QUICK_PLAN = {
+  jpeg: { measured: 12, rounds: 1 },
+  webp: { measured: 6, rounds: 1 },
+  avif: { measured: 3, rounds: 1 },
+};
+const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
+/**
+ * Before each measurement, wait up to `maxWaitMs` (and `budgetMs` in all) for other processes to use at most
+ * `maxCores` of the machine: a shared machine's builds and tests would otherwise decide the figures.
+ */
+const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
+
+const USAGE = `node bench/run.mjs [options]
+  --methods=a,b,c,d      a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp
+  --formats=jpeg,webp,avif
+  --concurrency=1,2,4
+  --quick                a few requests per cell (a smoke test; figures meaningless)
+  --main=PATH            the built service (default dist/apps/api/src/main.js)
+  --json=PATH            also write the raw results as JSON
+  --max-wait=SECONDS     longest wait for a quiet machine before each measurement (default 20, 5 min in all; 0: none)
+  --doc / --no-doc       write docs/benchmarks.md (default: only after a full run)`;
+
+function list(value, allowed, label) {
+  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  for (const item of items) {
+    if (!allowed.map(String).includes(item)) throw new Error(`--${label}: "${item}" is not one of ${allowed.join(', ')}`);
+  }
+  return items;
+}
+
+function waitSeconds(value) {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 600) throw new Error(`--max-wait: "${value}" is not 0..600 seconds`);
+  return seconds;
+}
+
+/** The run's settings from the command line; throws with the usage on a bad option. */
+export function readOptions(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        methods: { type: 'string', default: ALL_METHODS.join(',') },
+        formats: { type: 'string', default: ALL_FORMATS.join(',') },
+        concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
+        quick: { type: 'boolean', default: false },
+        main: { type: 'string', default: 'dist/apps/api/src/main.js' },
+        json: { type: 'string' },
+        'max-wait': { type: 'string', default: String(QUIET.maxWaitMs / 1000) },
+        doc: { type: 'boolean' },
+        'no-doc': { type: 'boolean' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${error.message}\n${USAGE}`);
+  }
+  if (values.help) return { help: USAGE };
+  const methods = list(values.methods, ALL_METHODS, 'methods');
+  const formats = list(values.formats, ALL_FORMATS, 'formats');
+  const concurrency = list(values.concurrency, ALL_CONCURRENCY, 'concurrency').map(Number);
+  if (!methods.includes('a')) methods.unshift('a'); // the reference every ratio needs
+  const full =
+    !values.quick &&
+    methods.length === ALL_METHODS.length &&
+    formats.length === ALL_FORMATS.length &&
+    concurrency.length === ALL_CONCURRENCY.length;
+  return {
+    methods: ALL_METHODS.filter((m) => methods.includes(m)),
+    formats: ALL_FORMATS.filter((f) => formats.includes(f)),
+    concurrency: ALL_CONCURRENCY.filter((c) => concurrency.includes(c)),
+    plan: values.quick ? QUICK_PLAN : FULL_PLAN,
+    avifTuneRuns: values.quick ? AVIF_TUNE_RUNS.quick : AVIF_TUNE_RUNS.full,
+    quick: values.quick,
+    quiet: { ...QUIET, maxWaitMs: waitSeconds(values['max-wait']) * 1000 },
+    main: values.main,
+    json: values.json,
+    writeDoc: values['no-doc'] ? false : (values.doc ?? full),
+    full,
+  };
+}

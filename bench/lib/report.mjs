@@ -1,0 +1,129 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+const FORMAT_TITLES = {
+  jpeg: 'JPEG (quality 85, progressive)',
+  webp: 'WEBP (quality 75)',
+  avif: "AVIF (quality 50; the service and (a), (d) with tune 'ssim')",
+};
+const JPEG_TARGET = 0.85;
+
+const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/** One table per format: a row per method and concurrency, throughput relative to (a) at the same concurrency. */
+export function formatTable(format, results, methods, concurrency) {
+  const rows = [
+    `| Method | Concurrency | img/s | p50 ms | p95 ms | img/s vs (a) | n | CPU ms/img | others' load |`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+  ];
+  for (const method of methods) {
+    for (const c of concurrency) {
+      const cell = results[format]?.[method.id]?.[c];
+      const reference = results[format]?.a?.[c];
+      if (!cell) continue;
+      const ratio = reference ? cell.throughput / reference.throughput : NaN;
+      rows.push(
+        `| (${method.id}) ${method.label} | ${c} | ${fixed(cell.throughput, 2)} | ${fixed(cell.p50, 0)} | ` +
+          `${fixed(cell.p95, 0)} | ${fixed(ratio, 2)} | ${cell.count} | ${fixed(cell.cpuMsPerImage, 0)} | ` +
+          `${fixed(cell.othersCores, 2)} |`,
+      );
+    }
+  }
+  return `### ${FORMAT_TITLES[format]}\n\n${rows.join('\n')}\n`;
+}
+
+const ratio = (results, format, x, y, c) => {
+  const top = results[format]?.[x]?.[c];
+  const bottom = results[format]?.[y]?.[c];
+  return top && bottom ? top.throughput / bottom.throughput : NaN;
+};
+
+/** The issue's targets and the floor, as sentences with the figures in them. */
+export function targetLines(results, formats) {
+  const lines = [];
+  const jpeg = ratio(results, 'jpeg', 'b', 'a', 2);
+  if (Number.isFinite(jpeg)) {
+    const verdict = jpeg >= JPEG_TARGET ? 'met' : 'NOT met';
+    lines.push(`- JPEG at concurrency 2, service (b) / in-process (a): **${fixed(jpeg, 2)}** (target >= ${JPEG_TARGET}: ${verdict}).`);
+  }
+  const vsIpx = formats.map((f) => [f, ratio(results, f, 'b', 'c', 2)]).filter(([, r]) => Number.isFinite(r));
+  if (vsIpx.length > 0) {
+    const verdict = vsIpx.every(([, r]) => r > 1) ? 'ahead in every format' : 'NOT ahead in every format';
+    lines.push(
+      `- Service (b) / ipx (c) at concurrency 2: ${vsIpx.map(([f, r]) => `${f} **${fixed(r, 2)}**`).join(', ')} (target > 1: ${verdict}).`,
+    );
+  }
+  for (const [x, y, what] of [
+    ['d', 'a', 'bare server (d) / in-process (a), the floor'],
+    ['b', 'd', "service (b) / bare server (d), the service's own cost"],
+  ]) {
+    const figures = formats.map((f) => [f, ratio(results, f, x, y, 2)]).filter(([, r]) => Number.isFinite(r));
+    if (figures.length > 0) {
+      lines.push(`- At concurrency 2, ${what}: ${figures.map(([f, r]) => `${f} ${fixed(r, 2)}`).join(', ')}.`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function machineTable(machine) {
+  const ipxSharp = machine.ipxSharp
+    ? `sharp ${machine.ipxSharp.sharp}, libvips ${machine.ipxSharp.vips}, aom ${machine.ipxSharp.aom}`
+    : 'unknown';
+  const rows = [
+    ['Date', machine.date],
+    ['CPU', `${machine.cpu} @ ${fixed(machine.mhz, 0)} MHz, ${machine.cores} cores available`],
+    ['Memory', `${fixed(machine.memoryGiB, 1)} GiB`],
+    ['OS', machine.os],
+    ['Node', machine.node],
+    ['sharp (a, b, d)', `${machine.sharp}, libvips ${machine.vips}, mozjpeg ${machine.mozjpeg}, libwebp ${machine.webp}, aom ${machine.aom}, libheif ${machine.heif}`],
+    ['ipx (c)', `${machine.ipx} on its own ${ipxSharp}`],
+    ['Threads', `sharp.concurrency() ${machine.sharpConcurrency} (threads per image), UV_THREADPOOL_SIZE ${machine.uvThreadpool}, MALLOC_ARENA_MAX ${machine.mallocArenaMax}`],
+    ['Load average at start', machine.loadAverage.map((l) => l.toFixed(2)).join(', ')],
+  ];
+  return ['| | |', '| --- | --- |', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
+}
+
+/** The generated part of docs/benchmarks.md (and of the console output). */
+export function renderResults({ machine, options, methods, results, sizes, avif, input, seconds, waitedMs }) {
+  const parts = [`## Results of the last full run\n`, machineTable(machine), ''];
+  parts.push(
+    `Input: ${input.width}x${input.height} JPEG, ${fixed(input.bytes / 1e6, 2)} MB. ` +
+      `Requests measured per cell: ${options.formats.map((f) => `${f} ${options.plan[f].measured} in ${options.plan[f].rounds} round(s)`).join(', ')}; ` +
+      `run time ${fixed(seconds / 60, 1)} min, of which ${fixed(waitedMs / 60000, 1)} min waiting (at most ` +
+      `${options.quiet.maxWaitMs / 1000} s before each measurement, ${options.quiet.budgetMs / 60000} min in all) for other processes to use at most ` +
+      `${options.quiet.maxCores} cores.\n`,
+  );
+  for (const format of options.formats) parts.push(formatTable(format, results, methods, options.concurrency));
+  parts.push(`### Targets\n\n${targetLines(results, options.formats)}\n`);
+  const sizeRows = options.formats.map(
+    (f) => `| ${f} | ${methods.map((m) => (sizes[m.id]?.[f] ? fixed(sizes[m.id][f] / 1024, 1) : 'n/a')).join(' | ')} |`,
+  );
+  parts.push(
+    `### Output sizes (KiB)\n\n| Format | ${methods.map((m) => `(${m.id})`).join(' | ')} |\n| --- |${methods.map(() => ' ---: |').join('')}\n${sizeRows.join('\n')}\n`,
+  );
+  if (avif) {
+    const rows = avif.map((v) => `| ${v.label} | ${fixed(v.ms, 0)} | ${fixed(v.bytes / 1024, 1)} |`);
+    parts.push(
+      `### AVIF quality 50: tune 'ssim' against 'auto' (encode only, 1024x768, one at a time, median of ${options.avifTuneRuns})\n\n` +
+        `| Encoder | ms | KiB |\n| --- | ---: | ---: |\n${rows.join('\n')}\n`,
+    );
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Puts `section` between the result markers of `path`, keeping the hand-written text around them; a missing
+ * file (or one without markers) gets `template` with the section in it.
+ */
+export function writeResults(path, section, template) {
+  const block = `${START}\n${section}\n${END}`;
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const start = current.indexOf(START);
+  const end = current.indexOf(END);
+  const next =
+    start >= 0 && end > start
+      ? `${current.slice(0, start)}${block}${current.slice(end + END.length)}`
+      : template.replace('{{results}}', block);
+  writeFileSync(path, next);
+}

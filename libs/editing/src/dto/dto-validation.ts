@@ -1,0 +1,116 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { flattenValidationErrors, ServiceException } from '@app/common';
+
+export type DtoClass<T> = new () => T;
+
+/**
+ * Every problem found in one request, by dotted field path. Validation goes on after a problem so that one 422
+ * lists them all; a member whose own value is invalid is simply not looked into further.
+ */
+export class Issues {
+  readonly details: Record<string, string[]> = {};
+
+  add(path: string, message: string): void {
+    (this.details[path] ??= []).push(message);
+  }
+
+  merge(details: Record<string, string[]>): void {
+    for (const [path, messages] of Object.entries(details)) for (const message of messages) this.add(path, message);
+  }
+
+  has(path?: string): boolean {
+    if (path === undefined) return Object.keys(this.details).length > 0;
+    return Object.keys(this.details).some((key) => key === path || key.startsWith(`${path}.`));
+  }
+
+  throwIfAny(): void {
+    if (this.has()) throw ServiceException.validation(this.details);
+  }
+}
+
+/** JSON `null` counts as absent, as an omitted member does. */
+export function absent(value: unknown): value is undefined | null {
+  return value === undefined || value === null;
+}
+
+/** Drops members whose value is undefined, so that a normalised object holds only what is set. */
+export function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `object[key]` when `object` is an object; lets rules across members read raw values safely. */
+export function memberOf(object: unknown, key: string): unknown {
+  return isPlainObject(object) ? object[key] : undefined;
+}
+
+/** `a` + `b` -> `a.b`; the top level has no prefix. */
+export function pathOf(parent: string, member: string): string {
+  return parent ? `${parent}.${member}` : member;
+}
+
+/**
+ * Validates one object against its class, strictly (unknown members refused, first failing rule per member),
+ * and records the problems under `path`. Returns the instance, or undefined when `raw` is not an object at all.
+ * `variant` names the union member the class stands for, so that a member of another variant is refused as
+ * "not a member of fit type bounds" rather than as merely unknown.
+ */
+export function validateShape<T extends object>(
+  cls: DtoClass<T>,
+  raw: unknown,
+  path: string,
+  issues: Issues,
+  variant?: string,
+): T | undefined {
+  if (!isPlainObject(raw)) {
+    issues.add(path, 'must be an object');
+    return undefined;
+  }
+  const instance = plainToInstance(cls, raw, { enableImplicitConversion: false });
+  const errors = validateSync(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+  });
+  if (variant) {
+    for (const error of errors) {
+      if (error.constraints?.whitelistValidation) {
+        error.constraints.whitelistValidation = `${error.property} is not a member of ${variant}; no other members are allowed`;
+      }
+    }
+  }
+  issues.merge(flattenValidationErrors(errors, path));
+  return instance;
+}
+
+/**
+ * Resolves an object union by its `type` member: the map names the one class per discriminator value, absent
+ * `type` falls back to `fallback` (or is refused when there is none), and the chosen class validates the object.
+ */
+export function validateByType<K extends string, T extends object>(
+  raw: Record<string, unknown>,
+  path: string,
+  classes: Record<K, DtoClass<T>>,
+  issues: Issues,
+  fallback?: K,
+): { type: K; dto: T } | undefined {
+  const type = raw.type ?? fallback;
+  const known = Object.keys(classes);
+  if (type === undefined || type === null) {
+    issues.add(pathOf(path, 'type'), `type is required: one of ${known.join(', ')}`);
+    return undefined;
+  }
+  if (typeof type !== 'string' || !known.includes(type)) {
+    issues.add(pathOf(path, 'type'), `type must be one of the following values: ${known.join(', ')}`);
+    return undefined;
+  }
+  const name = path.split('.').pop();
+  const dto = validateShape(classes[type as K], raw, path, issues, `${name} type "${type}"`);
+  return dto && !issues.has(path) ? { type: type as K, dto } : undefined;
+}

@@ -1,0 +1,298 @@
+import type {
+  Adjustments,
+  Background,
+  BackgroundBlur,
+  BackgroundRemoval,
+  EditOperations,
+  Fit,
+  Generative,
+  Hdr,
+  ObjectSelection,
+  Privacy,
+  Resizing,
+  Restorations,
+  StyleTransfer,
+} from '../edit-request';
+import {
+  BackgroundDto,
+  CategoryBlurDto,
+  CategoryRemovalDto,
+  SelectiveBlurDto,
+  SelectiveRemovalDto,
+  type ObjectCategory,
+  type SelectiveObjectDto,
+} from './background.dto';
+import {
+  absent,
+  compact,
+  isPlainObject,
+  Issues,
+  memberOf,
+  pathOf,
+  validateByType,
+  validateShape,
+  type DtoClass,
+} from './dto-validation';
+import {
+  parseColour,
+  parsePercent,
+  parseSideLengths,
+  parseSize,
+  MAX_SIDE_PERCENT,
+  type Parsed,
+  type Size,
+} from './edit-values';
+import {
+  AdjustmentsDto,
+  GenerativeDto,
+  HdrDto,
+  OperationsDto,
+  PrivacyDto,
+  RestorationsDto,
+  StyleTransferDto,
+} from './operations.dto';
+import { BoxFitDto, CropFitDto, FIT_TYPES, OutpaintFitDto, ResizingDto, type FitType } from './resizing.dto';
+
+/** The discriminator `type` picks the class of a fit object; an object without `type` is the crop fit. */
+const FIT_CLASSES: Record<FitType, DtoClass<CropFitDto | BoxFitDto | OutpaintFitDto>> = {
+  crop: CropFitDto,
+  bounds: BoxFitDto,
+  cover: BoxFitDto,
+  canvas: BoxFitDto,
+  outpaint: OutpaintFitDto,
+};
+
+/** `remove` and `blur` objects: the presence of `selective` picks the selective class, else the category one. */
+const REMOVAL_CLASSES = { category: CategoryRemovalDto, selective: SelectiveRemovalDto } as const;
+const BLUR_CLASSES = { category: CategoryBlurDto, selective: SelectiveBlurDto } as const;
+
+const DEFAULT_FIT: Fit = { type: 'crop', crop: 'center' };
+const DEFAULT_HDR: Hdr = { intensity: 100, stitching: false };
+const DEFAULT_BLUR = { type: 'regular', level: 'medium' } as const;
+const DEFAULT_STYLE = { style_strength: 0.75, denoising_strength: 0.75, depth_strength: 1 } as const;
+
+/** The value of a grammar, or undefined when it failed (its DTO rule has recorded why). */
+function parsed<T>(result: Parsed<T>): T | undefined {
+  return 'value' in result ? result.value : undefined;
+}
+
+function fitOfName(name: FitType): Fit {
+  if (name === 'crop') return DEFAULT_FIT;
+  return name === 'outpaint' ? { type: 'outpaint' } : { type: name };
+}
+
+/** `fit`: a name, or an object resolved by `type` (absent: crop). */
+function readFit(raw: unknown, path: string, issues: Issues): Fit | undefined {
+  if (absent(raw)) return DEFAULT_FIT;
+  if (typeof raw === 'string' && (FIT_TYPES as readonly string[]).includes(raw)) return fitOfName(raw as FitType);
+  if (!isPlainObject(raw)) {
+    issues.add(path, `fit must be one of ${FIT_TYPES.join(', ')}, or an object with type`);
+    return undefined;
+  }
+  const resolved = validateByType(raw, path, FIT_CLASSES, issues, 'crop');
+  if (!resolved) return undefined;
+  const { dto } = resolved;
+  if (dto instanceof CropFitDto) return { type: 'crop', crop: dto.crop };
+  if (dto instanceof BoxFitDto) return { type: dto.type };
+  return compact({
+    type: 'outpaint' as const,
+    feathering: absent(dto.feathering) ? undefined : parsed(parsePercent(dto.feathering, MAX_SIDE_PERCENT)),
+    outpaint_by: absent(dto.outpaint_by) ? undefined : parsed(parseSideLengths(dto.outpaint_by, false)),
+  });
+}
+
+/**
+ * Width and height together: a percentage on one side needs the same percentage, `auto` or nothing on the other;
+ * at least one side must be a size (pixels or a percentage) unless fit is outpaint, where `auto` on both sides
+ * (or no size at all) means extending without a final resize.
+ */
+function checkSizes(width: Size | undefined, height: Size | undefined, fit: Fit, path: string, issues: Issues): void {
+  const percent = [width, height].filter((size) => size?.kind === 'percent');
+  const other = width?.kind === 'percent' ? height : width;
+  const matches =
+    other === undefined || other.kind === 'auto' || (other.kind === 'percent' && other.value === percent[0]!.value);
+  if (percent.length > 0 && !matches) {
+    issues.add(path, 'when width or height is a percentage, the other must be the same percentage, "auto" or absent');
+  }
+  const sized = [width, height].some((size) => size !== undefined && size.kind !== 'auto');
+  const given = width !== undefined || height !== undefined;
+  if (given && !sized && fit.type !== 'outpaint') {
+    issues.add(path, 'width and height cannot both be "auto" (or "auto" and absent) except with fit outpaint');
+  }
+}
+
+function readResizing(raw: unknown, path: string, issues: Issues): Resizing | undefined {
+  const dto = validateShape(ResizingDto, raw, path, issues);
+  if (!dto) return undefined;
+  const fit = readFit(dto.fit, pathOf(path, 'fit'), issues);
+  const width = absent(dto.width) ? undefined : parsed(parseSize(dto.width));
+  const height = absent(dto.height) ? undefined : parsed(parseSize(dto.height));
+  const sizesValid = !issues.has(pathOf(path, 'width')) && !issues.has(pathOf(path, 'height'));
+  if (fit && sizesValid) checkSizes(width, height, fit, path, issues);
+  return fit && !issues.has(path) ? compact({ width, height, fit }) : undefined;
+}
+
+/** `hdr`: an intensity 0..100, or `{intensity (default 100), stitching (default false)}`. */
+function readHdr(raw: unknown, path: string, issues: Issues): Hdr | undefined {
+  if (isPlainObject(raw)) {
+    const dto = validateShape(HdrDto, raw, path, issues);
+    if (!dto || issues.has(path)) return undefined;
+    return { intensity: dto.intensity ?? DEFAULT_HDR.intensity, stitching: dto.stitching ?? DEFAULT_HDR.stitching };
+  }
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw <= 100) {
+    return { intensity: raw, stitching: false };
+  }
+  issues.add(path, 'hdr must be an integer from 0 to 100, or an object {intensity, stitching}');
+  return undefined;
+}
+
+function readAdjustments(raw: unknown, path: string, issues: Issues): Adjustments | undefined {
+  const dto = validateShape(AdjustmentsDto, raw, path, issues);
+  if (!dto) return undefined;
+  const { exposure, saturation, contrast, sharpness } = dto;
+  const hdr = absent(dto.hdr) ? undefined : readHdr(dto.hdr, pathOf(path, 'hdr'), issues);
+  return issues.has(path) ? undefined : compact({ hdr, exposure, saturation, contrast, sharpness });
+}
+
+type SelectionClasses<C, S> = { category: DtoClass<C>; selective: DtoClass<S> };
+
+/**
+ * `remove` and `blur` objects keep either a category or a described object: `selective` present picks the
+ * selective class, and a `category` beside it is refused by name rather than as an unknown member.
+ */
+function readSelection<C extends { category?: ObjectCategory }, S extends { selective: SelectiveObjectDto }>(
+  raw: Record<string, unknown>,
+  path: string,
+  classes: SelectionClasses<C, S>,
+  issues: Issues,
+): { dto: C | S; selection: ObjectSelection } | undefined {
+  if (raw.selective === undefined) {
+    const dto = validateShape(classes.category, raw, path, issues);
+    return dto && !issues.has(path) ? { dto, selection: { category: dto.category ?? 'general' } } : undefined;
+  }
+  const { category, ...rest } = raw;
+  if (category !== undefined) {
+    issues.add(pathOf(path, 'category'), 'category cannot be combined with selective; give one of them');
+  }
+  const dto = validateShape(classes.selective, rest, path, issues);
+  if (!dto || issues.has(path)) return undefined;
+  return { dto, selection: { selective: { object_to_keep: dto.selective.object_to_keep } } };
+}
+
+/** `remove`: `true` is the general category without clipping; `false` (the default) is no removal. */
+function readRemoval(raw: unknown, path: string, issues: Issues): BackgroundRemoval | undefined {
+  if (raw === false) return undefined;
+  if (raw === true) return { category: 'general', clipping: false };
+  if (!isPlainObject(raw)) {
+    issues.add(path, 'remove must be true, false, or an object {category, clipping} or {selective, clipping}');
+    return undefined;
+  }
+  const resolved = readSelection(raw, path, REMOVAL_CLASSES, issues);
+  return resolved && { ...resolved.selection, clipping: resolved.dto.clipping ?? false };
+}
+
+/** `blur`: `true` is a regular, medium blur around the general category; `false` (the default) is no blur. */
+function readBlur(raw: unknown, path: string, issues: Issues): BackgroundBlur | undefined {
+  if (raw === false) return undefined;
+  if (raw === true) return { ...DEFAULT_BLUR, category: 'general' };
+  if (!isPlainObject(raw)) {
+    issues.add(path, 'blur must be true, false, or an object {type, level, category} or {type, level, selective}');
+    return undefined;
+  }
+  const resolved = readSelection(raw, path, BLUR_CLASSES, issues);
+  if (!resolved) return undefined;
+  const { type = DEFAULT_BLUR.type, level = DEFAULT_BLUR.level } = resolved.dto;
+  return { type, level, ...resolved.selection };
+}
+
+function readBackground(raw: unknown, path: string, issues: Issues): Background | undefined {
+  const dto = validateShape(BackgroundDto, raw, path, issues);
+  if (!dto) return undefined;
+  const background = compact({
+    remove: absent(dto.remove) ? undefined : readRemoval(dto.remove, pathOf(path, 'remove'), issues),
+    color: absent(dto.color) ? undefined : parsed(parseColour(dto.color)),
+    blur: absent(dto.blur) ? undefined : readBlur(dto.blur, pathOf(path, 'blur'), issues),
+  });
+  return issues.has(path) ? undefined : background;
+}
+
+function readStyleTransfer(dto: StyleTransferDto, path: string, issues: Issues): StyleTransfer {
+  if (absent(dto.style_reference_image) && absent(dto.prompt)) {
+    issues.add(path, 'style_transfer needs style_reference_image, prompt, or both');
+  }
+  return compact({
+    style_reference_image: dto.style_reference_image ?? undefined,
+    prompt: dto.prompt ?? undefined,
+    style_strength: dto.style_strength ?? DEFAULT_STYLE.style_strength,
+    denoising_strength: dto.denoising_strength ?? DEFAULT_STYLE.denoising_strength,
+    depth_strength: dto.depth_strength ?? DEFAULT_STYLE.depth_strength,
+  });
+}
+
+function readRestorations(raw: unknown, path: string, issues: Issues): Restorations | undefined {
+  const dto = validateShape(RestorationsDto, raw, path, issues);
+  if (!dto || issues.has(path)) return undefined;
+  return compact({
+    upscale: dto.upscale ?? undefined,
+    decompress: dto.decompress ?? undefined,
+    polish: dto.polish ?? false,
+  });
+}
+
+function readPrivacy(raw: unknown, path: string, issues: Issues): Privacy | undefined {
+  const dto = validateShape(PrivacyDto, raw, path, issues);
+  if (!dto || issues.has(path)) return undefined;
+  return { blur_car_plate: dto.blur_car_plate ?? false, identity_crop: dto.identity_crop ?? false };
+}
+
+function readGenerative(raw: unknown, path: string, issues: Issues): Generative | undefined {
+  const dto = validateShape(GenerativeDto, raw, path, issues);
+  if (!dto) return undefined;
+  const style = dto.style_transfer;
+  const styleTransfer = isPlainObject(style)
+    ? readStyleTransfer(style, pathOf(path, 'style_transfer'), issues)
+    : undefined;
+  return issues.has(path) ? undefined : compact({ style_transfer: styleTransfer });
+}
+
+type GroupName = Exclude<keyof EditOperations, 'padding'>;
+
+/** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
+const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
+  restorations: readRestorations,
+  resizing: readResizing,
+  adjustments: readAdjustments,
+  background: readBackground,
+  privacy: readPrivacy,
+  generative: readGenerative,
+};
+
+/**
+ * `style_transfer` restyles the whole image, so it cannot follow a background removal or blur. Read from the raw
+ * members, so that the conflict is reported even when one of them has problems of its own.
+ */
+function checkStyleTransfer(dto: OperationsDto, path: string, issues: Issues): void {
+  const on = (value: unknown) => !absent(value) && value !== false;
+  const styled = on(memberOf(dto.generative, 'style_transfer'));
+  if (styled && (on(memberOf(dto.background, 'remove')) || on(memberOf(dto.background, 'blur')))) {
+    issues.add(
+      pathOf(path, 'generative.style_transfer'),
+      'style_transfer cannot be combined with background remove or blur',
+    );
+  }
+}
+
+/** Validates and normalises `operations` (absent: no operations); problems go to `issues`. */
+export function readOperations(raw: unknown, path: string, issues: Issues): EditOperations {
+  if (absent(raw)) return {};
+  const dto = validateShape(OperationsDto, raw, path, issues);
+  if (!dto) return {};
+  const operations: Record<string, unknown> = {};
+  for (const name of Object.keys(GROUP_READERS) as GroupName[]) {
+    const value: unknown = dto[name];
+    if (!absent(value)) operations[name] = GROUP_READERS[name](value, pathOf(path, name), issues);
+  }
+  if (!absent(dto.padding)) operations.padding = parsed(parseSideLengths(dto.padding, true));
+  checkStyleTransfer(dto, path, issues);
+  return compact(operations) as EditOperations;
+}

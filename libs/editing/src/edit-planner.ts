@@ -1,0 +1,228 @@
+import { ServiceException } from '@app/common';
+import type {
+  AdjustPlan,
+  ColourPlan,
+  EditPlan,
+  EncodePlan,
+  ImageProbe,
+  OutputFormat,
+  Rgba,
+  Sides,
+} from '@app/image-pipeline';
+import type { EditRequest, FormatOptions, SideLengths } from './edit-request';
+import { planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
+
+/** Target limits of the operations that redraw the image (contract "Limits"). */
+export const POLISH_MAX_PIXELS = 16_000_000;
+export const OUTPAINT_MAX_PIXELS = 16_777_216;
+
+const ALPHA_FORMATS = new Set<OutputFormat>(['png', 'webp', 'avif', 'tiff']);
+const WHITE: Rgba = { r: 255, g: 255, b: 255, alpha: 1 };
+const TRANSPARENT: Rgba = { r: 0, g: 0, b: 0, alpha: 0 };
+
+export interface PlanContext {
+  /** Largest result, in pixels (the input limit applies to what an edit produces too). */
+  maxPixels: number;
+  /** The format a file destination's extension names, used when the request names none. */
+  destinationFormat?: OutputFormat;
+  /** The format when neither the request nor the destination names one; default: the input's (see below). */
+  defaultFormat?: OutputFormat;
+}
+
+/**
+ * The output format: the request's, else the destination file's extension, else the caller's default, else
+ * the input's own format where it can be written (GIF and BMP become PNG, HEIC becomes JPEG).
+ */
+function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanContext): OutputFormat {
+  const asked = request.output.format?.type ?? context.destinationFormat ?? context.defaultFormat;
+  if (asked) return asked;
+  const format = probe.format;
+  if (format === 'jpeg' || format === 'png' || format === 'webp' || format === 'avif' || format === 'tiff') return format;
+  return format === 'heic' ? 'jpeg' : 'png';
+}
+
+/** The format options with the contract's defaults. */
+function encodePlan(format: OutputFormat, options: FormatOptions | undefined): EncodePlan {
+  const o = options?.type === format ? options : undefined;
+  switch (format) {
+    case 'jpeg':
+      return o?.type === 'jpeg' ? { format, quality: o.quality, progressive: o.progressive } : { format, quality: 85, progressive: true };
+    case 'png':
+      return { format, compression: o?.type === 'png' ? o.compression : 'optimal' };
+    case 'webp':
+    case 'avif': {
+      const fallback = format === 'webp' ? 75 : 50;
+      if (o && (o.type === 'webp' || o.type === 'avif')) {
+        return o.lossless ? { format, lossless: true, quality: fallback } : { format, lossless: false, quality: o.quality };
+      }
+      return { format, lossless: false, quality: fallback };
+    }
+    case 'tiff':
+      return o?.type === 'tiff' && o.compression === 'jpeg'
+        ? { format, compression: 'jpeg', quality: o.quality }
+        : { format, compression: 'lzw', quality: 75 };
+  }
+}
+
+/** Side lengths in pixels of an image of `width` x `height`; each at most half of its side, else 422. */
+function resolveSides(lengths: SideLengths, width: number, height: number, field: string): Sides {
+  const px = (value: number, side: number) => (lengths.unit === 'percent' ? Math.round((value * side) / 100) : value);
+  const sides = {
+    top: px(lengths.top, height),
+    right: px(lengths.right, width),
+    bottom: px(lengths.bottom, height),
+    left: px(lengths.left, width),
+  };
+  const tooWide = Math.max(sides.left, sides.right) > width / 2;
+  const tooHigh = Math.max(sides.top, sides.bottom) > height / 2;
+  if (tooWide || tooHigh) {
+    throw ServiceException.validation({
+      [field]: [
+        `each value must be at most 50% of the image side (the image is ${width}x${height}; at most ${Math.floor(width / 2)}px horizontally and ${Math.floor(height / 2)}px vertically)`,
+      ],
+    });
+  }
+  return sides;
+}
+
+/** The background: the asked colour; else transparent where the input has alpha and the format keeps it; else white. */
+function backgroundColour(request: EditRequest, probe: ImageProbe, format: OutputFormat): Rgba {
+  const colour = request.operations.background?.color;
+  if (colour?.kind === 'transparent') {
+    if (!ALPHA_FORMATS.has(format)) {
+      throw ServiceException.validation({
+        'operations.background.color': [`transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`],
+      });
+    }
+    return TRANSPARENT;
+  }
+  if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
+  return probe.hasAlpha && ALPHA_FORMATS.has(format) ? TRANSPARENT : WHITE;
+}
+
+function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
+  const space = request.output.metadata?.color_space;
+  if (space?.type !== 'CMYK') return { space: 'auto' };
+  if (format !== 'jpeg') {
+    throw ServiceException.validation({
+      'output.metadata.color_space': [`CMYK is supported only for jpeg output, not ${format}`],
+    });
+  }
+  return { space: 'cmyk', profile: space.color_profile };
+}
+
+function adjustPlan(request: EditRequest): AdjustPlan | undefined {
+  const a = request.operations.adjustments;
+  if (!a) return undefined;
+  return {
+    exposure: a.exposure ?? 0,
+    saturation: a.saturation ?? 0,
+    contrast: a.contrast ?? 0,
+    sharpness: a.sharpness ?? 0,
+    ...(a.hdr && { hdr: { intensity: a.hdr.intensity, stitching: a.hdr.stitching } }),
+  };
+}
+
+function tooManyPixels(field: string, size: Dimensions, limit: number, what: string): ServiceException {
+  const mp = (pixels: number) => `${(pixels / 1e6).toFixed(2)} MP`;
+  return ServiceException.validation({
+    [field]: [`${what} would be ${size.width}x${size.height} (${mp(size.width * size.height)}), more than ${mp(limit)}`],
+  });
+}
+
+/** The resize request of the contract's `resizing` group (absent: no resize, unless upscale asks for 2x). */
+function resizeRequest(request: EditRequest): ResizeRequest {
+  const resizing = request.operations.resizing;
+  const fit = resizing?.fit ?? { type: 'crop', crop: 'center' };
+  return {
+    width: resizing?.width,
+    height: resizing?.height,
+    fit: fit.type,
+    crop: fit.type === 'crop' ? fit.crop : 'center',
+  };
+}
+
+/** The outpaint target (the image grown by outpaint_by, then resized) must stay within 16.78 MP. */
+function checkOutpaint(request: EditRequest, size: Dimensions): void {
+  const fit = request.operations.resizing?.fit;
+  if (fit?.type !== 'outpaint') return;
+  const grow = fit.outpaint_by
+    ? resolveSides(fit.outpaint_by, size.width, size.height, 'operations.resizing.fit.outpaint_by')
+    : { top: 0, right: 0, bottom: 0, left: 0 };
+  const extended = { width: size.width + grow.left + grow.right, height: size.height + grow.top + grow.bottom };
+  const target = targetSize({ ...resizeRequest(request), fit: 'bounds' }, extended)?.box ?? extended;
+  if (target.width * target.height > OUTPAINT_MAX_PIXELS) {
+    throw tooManyPixels('operations.resizing', target, OUTPAINT_MAX_PIXELS, 'the outpaint target');
+  }
+}
+
+/**
+ * Resolves a validated request against the input's header into the pipeline's {@link EditPlan}: percentages
+ * become pixels, defaults are filled, and what needs the image size is checked (422): padding and
+ * outpaint_by at most half a side, the result within the pixel limit, polish within 16 MP, outpaint within
+ * 16.78 MP, CMYK and transparency against the chosen format.
+ */
+export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanContext): EditPlan {
+  const format = outputFormat(request, probe, context);
+  const fill = backgroundColour(request, probe, format);
+  const colour = colourPlan(request, format);
+  let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
+  const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
+  const restorations = request.operations.restorations;
+  if (restorations?.decompress) plan.decompress = restorations.decompress;
+  if (probe.hasAlpha && fill.alpha === 1) plan.flatten = fill;
+  if (request.operations.padding) {
+    plan.padding = resolveSides(request.operations.padding, size.width, size.height, 'operations.padding');
+    plan.paddingFill = fill;
+    size = {
+      width: size.width + plan.padding.left + plan.padding.right,
+      height: size.height + plan.padding.top + plan.padding.bottom,
+    };
+  }
+  checkOutpaint(request, size);
+  const upscale = restorations?.upscale === 'smart_resize' ? { method: 'smart_resize' as const } : undefined;
+  const resize = request.operations.resizing?.fit.type === 'outpaint' ? undefined : planResize(resizeRequest(request), size, { upscale, fill });
+  if (resize) {
+    plan.resize = resize;
+    size = { width: resize.width, height: resize.height };
+  }
+  if (size.width * size.height > context.maxPixels) {
+    throw tooManyPixels('operations.resizing', size, context.maxPixels, 'the result');
+  }
+  if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
+    throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
+  }
+  const adjust = adjustPlan(request);
+  if (adjust) plan.adjust = adjust;
+  const dpi = request.output.metadata?.dpi;
+  if (dpi !== undefined) plan.dpi = dpi;
+  return plan;
+}
+
+/** Operations that need models or generators this installation does not have yet, by field path. */
+export function unavailableOperations(request: EditRequest): string[] {
+  const { restorations, resizing, background, privacy, generative } = request.operations;
+  const paths: string[] = [];
+  if (restorations?.upscale && restorations.upscale !== 'smart_resize') {
+    paths.push(`operations.restorations.upscale (${restorations.upscale})`);
+  }
+  if (restorations?.polish) paths.push('operations.restorations.polish');
+  if (resizing?.fit.type === 'outpaint') paths.push('operations.resizing.fit (outpaint)');
+  if (background?.remove) paths.push('operations.background.remove');
+  if (background?.blur) paths.push('operations.background.blur');
+  if (privacy?.blur_car_plate) paths.push('operations.privacy.blur_car_plate');
+  if (privacy?.identity_crop) paths.push('operations.privacy.identity_crop');
+  if (generative?.style_transfer) paths.push('operations.generative.style_transfer');
+  return paths;
+}
+
+/** 501 naming every requested operation that is not available yet (after the request passed validation). */
+export function assertImplemented(request: EditRequest): void {
+  const missing = unavailableOperations(request);
+  if (missing.length === 0) return;
+  throw new ServiceException(
+    'OPERATION_NOT_IMPLEMENTED',
+    `Not available in this installation yet: ${missing.join(', ')}. It needs a model that a later release adds.`,
+    Object.fromEntries(missing.map((path) => [path.split(' ')[0], ['not available in this installation yet']])),
+  );
+}

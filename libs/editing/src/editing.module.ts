@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ImagePipelineModule } from '@app/image-pipeline';
+import { StorageModule } from '@app/storage';
+import { EditExecutor } from './edit-executor';
+
+/** The edit itself (input -> pipeline -> output), for the API and the worker. */
+@Module({
+  imports: [StorageModule, ImagePipelineModule],
+  providers: [EditExecutor],
+  exports: [EditExecutor],
+})
+export class EditingModule {}

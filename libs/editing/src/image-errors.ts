@@ -1,0 +1,18 @@
+import { ServiceException } from '@app/common';
+import { CorruptImageError, PixelLimitError, UnsupportedImageError } from '@app/image-pipeline';
+
+/** The pipeline's plain errors as the service's 422s; anything else passes through (a 500, logged). */
+export function toImageError(error: unknown): unknown {
+  if (error instanceof UnsupportedImageError) {
+    return new ServiceException('IMAGE_UNSUPPORTED', undefined, { input: [error.message] });
+  }
+  if (error instanceof PixelLimitError) {
+    return new ServiceException('IMAGE_TOO_LARGE', `${error.message}.`.replace(/\.\.$/, '.'), {
+      input: [error.message],
+    });
+  }
+  if (error instanceof CorruptImageError) {
+    return new ServiceException('IMAGE_CORRUPT', undefined, { input: [error.message] });
+  }
+  return error;
+}

@@ -1,0 +1,78 @@
+import type { Sharp } from 'sharp';
+import type { ColourPlan, EncodePlan } from '../edit-plan';
+import { cmykProfilePath } from '../colour/cmyk-profiles';
+
+/** Where the source's colour stands, from its header (see decode/probe.ts). */
+export interface SourceColour {
+  space: string;
+  /** Path of the source's embedded profile written to disk, when it has one (sharp takes profiles by path). */
+  iccPath?: string;
+}
+
+/** Formats that can carry CMYK pixels. */
+const CMYK_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'tiff']);
+
+/**
+ * The colour space of the output, as CONTRACT.md says: a requested CMYK profile; else CMYK and grey
+ * sources keep their space and profile (CMYK only where the format holds it); else sRGB, profile embedded.
+ */
+export function applyColour(image: Sharp, plan: ColourPlan, encode: EncodePlan, source: SourceColour): Sharp {
+  if (plan.space === 'cmyk') return image.withIccProfile(cmykProfilePath(plan.profile));
+  if (source.space === 'cmyk' && CMYK_FORMATS.has(encode.format)) {
+    return image.withIccProfile(source.iccPath ?? 'cmyk');
+  }
+  if (source.space === 'b-w' || source.space === 'grey16') {
+    const grey = image.toColourspace('b-w');
+    return source.iccPath ? grey.withIccProfile(source.iccPath) : grey;
+  }
+  return image.withIccProfile('srgb');
+}
+
+/**
+ * The resolution written into the file: the format's own density field where it has one (JPEG JFIF, PNG
+ * pHYs, TIFF) and EXIF X/YResolution, which also carries it in WebP and AVIF. The source's other EXIF
+ * (camera, GPS) is not carried over, as without `dpi`.
+ */
+export function applyDpi(image: Sharp, dpi: number | undefined): Sharp {
+  if (dpi === undefined) return image;
+  const resolution = `${dpi}/1`;
+  return image
+    .withDensity(dpi)
+    .withExif({ IFD0: { XResolution: resolution, YResolution: resolution, ResolutionUnit: '2' } });
+}
+
+/**
+ * The format and its options. AVIF uses `tune: 'ssim'`: at the same quality setting libaom's default
+ * (`auto`) was measured here about 30% slower and 24% larger (docs/benchmarks.md).
+ */
+export function applyFormat(image: Sharp, plan: EncodePlan): Sharp {
+  switch (plan.format) {
+    case 'jpeg':
+      return image.jpeg({ quality: plan.quality, progressive: plan.progressive });
+    case 'png':
+      return image.png(PNG_LEVELS[plan.compression]);
+    case 'webp':
+      return image.webp(plan.lossless ? { lossless: true } : { quality: plan.quality });
+    case 'avif':
+      return image.avif(plan.lossless ? { lossless: true } : { quality: plan.quality, tune: 'ssim' });
+    case 'tiff':
+      return plan.compression === 'lzw'
+        ? image.tiff({ compression: 'lzw', predictor: 'horizontal' })
+        : image.tiff({ compression: 'jpeg', quality: plan.quality });
+  }
+}
+
+/** `fast`: least time; `optimal`: zlib's usual trade-off; `best`: smallest, with adaptive filtering. */
+const PNG_LEVELS = {
+  fast: { compressionLevel: 1, adaptiveFiltering: false },
+  optimal: { compressionLevel: 6, adaptiveFiltering: false },
+  best: { compressionLevel: 9, adaptiveFiltering: true },
+} as const;
+
+export function encode(
+  image: Sharp,
+  plan: { encode: EncodePlan; colour: ColourPlan; dpi?: number },
+  source: SourceColour,
+): Sharp {
+  return applyFormat(applyDpi(applyColour(image, plan.colour, plan.encode, source), plan.dpi), plan.encode);
+}

@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ImageServer {
+  /** Absolute URL of a path on this server, e.g. `url('/a.jpg')`. */
+  url(path: string): string;
+  /** Serves `body` at `path` (any content type; the service sniffs the bytes). */
+  put(path: string, body: Buffer, contentType?: string): void;
+  /** Requests received, by path. */
+  hits: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+/** A static file server on 127.0.0.1 for inputs given by URL (tests allow it with FETCH_ALLOW_HOSTS=127.0.0.1). */
+export async function startImageServer(): Promise<ImageServer> {
+  const files = new Map<string, { body: Buffer; contentType: string }>();
+  const hits = new Map<string, number>();
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const file = files.get(path);
+    if (!file) {
+      response.writeHead(404).end('not found');
+      return;
+    }
+    response.writeHead(200, { 'content-type': file.contentType, 'content-length': file.body.length });
+    response.end(file.body);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    put: (path, body, contentType = 'application/octet-stream') => files.set(path, { body, contentType }),
+    hits,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
