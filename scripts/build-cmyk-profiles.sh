@@ -5,8 +5,8 @@
 #   scripts/build-cmyk-profiles.sh                  # all four
 #   scripts/build-cmyk-profiles.sh ISO_Coated ...   # only the named ones
 #
-# Idempotent: every run builds from the Debian data into a scratch folder and replaces the output files, so a
-# rerun with the same package versions gives the same tables (only the header's creation date differs).
+# Idempotent: every run builds from the Debian data into a scratch folder and replaces the output files; with
+# the same package versions a rerun gives byte-identical files (colprof is deterministic; the date is fixed).
 # Takes about a minute per profile on one core (colprof is single-threaded).
 set -euo pipefail
 
@@ -22,11 +22,13 @@ EXPECTED_DATA='2.0.1+dfsg-1.1'
 
 # name | data file | total area coverage % | black ink limit % | data source named in the profile.
 # TAC is what a print buyer specifies for each condition; the black limit keeps a few percent of tone margin
-# on the K plate for the FOGRA conditions and allows solid K for the US ones (the SWOP convention).
+# on the K plate for the FOGRA conditions and allows solid K for the US ones (as in SWOP work).
 PROFILES=(
   'ISO_Coated|FOGRA39L|330|95|Fogra FOGRA39L (ISO 12647-2:2004/Amd 1, paper type 1/2, coated)'
   'ISO_Uncoated|FOGRA29L|300|95|Fogra FOGRA29L (ISO 12647-2:2004, paper type 4, white uncoated)'
+  # USWeb_Coated: TR 001 (Adobe's source) is not shipped; TR 005 is SWOP 2006 on the same grade 5 paper.
   'USWeb_Coated|TR005|300|100|ANSI/CGATS/SWOP TR 005-2007 (SWOP on grade 5 coated paper)'
+  # USWeb_Uncoated: no free US uncoated web data; FOGRA29 (white uncoated) is the closest paper shipped.
   'USWeb_Uncoated|FOGRA29L|260|100|Fogra FOGRA29L (ISO 12647-2:2004, paper type 4, white uncoated)'
 )
 
@@ -76,6 +78,10 @@ build() {
   # A CMYK output profile is what sharp needs; anything else would be silently misused.
   iccdump -v1 "$work/$name.icc" | grep -q 'Color Space  = CMYK' ||
     { echo "error: $name.icc is not a CMYK profile" >&2; exit 1; }
+  # colprof stamps the build time into the header (bytes 24..35, six big-endian uint16: Y M D h m s); a fixed
+  # date makes rebuilds byte-identical. Safe because Argyll writes v2 profiles without a profile ID (MD5).
+  printf '\x07\xea\x00\x01\x00\x01\x00\x00\x00\x00\x00\x00' | # 2026-01-01 00:00:00
+    dd of="$work/$name.icc" bs=1 seek=24 conv=notrunc status=none
   install -m 0644 "$work/$name.icc" "$OUT_DIR/$name.icc"
   echo "   -> ${OUT_DIR#"$ROOT"/}/$name.icc ($(stat -c %s "$OUT_DIR/$name.icc") bytes)"
 }

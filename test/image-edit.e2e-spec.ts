@@ -42,9 +42,23 @@ describe('POST /v1/image/edit', () => {
       output: { format: 'webp' },
     });
     expect(response.status).toBe(200);
-    expect(response.body.data.input).toEqual({ ext: 'jpg', mps: 0.12, mime: 'image/jpeg', format: 'jpeg', width: 400, height: 300 });
+    expect(response.body.data.input).toEqual({
+      ext: 'jpg',
+      mps: 0.12,
+      mime: 'image/jpeg',
+      format: 'jpeg',
+      width: 400,
+      height: 300,
+    });
     const output = response.body.data.output;
-    expect(output).toMatchObject({ ext: 'webp', mime: 'image/webp', format: 'webp', width: 200, height: 150, mps: 0.03 });
+    expect(output).toMatchObject({
+      ext: 'webp',
+      mime: 'image/webp',
+      format: 'webp',
+      width: 200,
+      height: 150,
+      mps: 0.03,
+    });
     expect(output.tmp_url).toMatch(new RegExp(`^${app.config.publicBaseUrl}/tmp/[A-Za-z0-9_-]{43}\\.webp$`));
     const bytes = await fetchResult(output.tmp_url);
     const meta = await sharp(bytes).metadata();
@@ -65,13 +79,17 @@ describe('POST /v1/image/edit', () => {
   it('flattens a transparent PNG onto white for JPEG output and keeps alpha for PNG', async () => {
     const jpeg = await edit({ input: images.url('/logo.png'), output: { format: 'jpeg' } });
     expect(jpeg.status).toBe(200);
-    const flat = await sharp(await fetchResult(jpeg.body.data.output.tmp_url)).raw().toBuffer({ resolveWithObject: true });
+    const flat = await sharp(await fetchResult(jpeg.body.data.output.tmp_url))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect(flat.info.channels).toBe(3);
     // bottom-right quadrant: white at alpha 128 over white stays white
     const offset = (40 * 64 + 60) * 3;
     expect([...flat.data.subarray(offset, offset + 3)].every((v) => v > 245)).toBe(true);
     const png = await edit({ input: images.url('/logo.png') });
-    const kept = await sharp(await fetchResult(png.body.data.output.tmp_url)).raw().toBuffer({ resolveWithObject: true });
+    const kept = await sharp(await fetchResult(png.body.data.output.tmp_url))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect(kept.info.channels).toBe(4);
     expect(kept.data[(40 * 64 + 60) * 4 + 3]).toBe(128);
   });
@@ -108,7 +126,10 @@ describe('POST /v1/image/edit', () => {
   });
 
   it('needs the image_editing scope', async () => {
-    const created = await call(app.url, 'POST', '/v1/keys', { key: app.adminKey, body: { name: 'storage only', scopes: ['storage'] } });
+    const created = await call(app.url, 'POST', '/v1/keys', {
+      key: app.adminKey,
+      body: { name: 'storage only', scopes: ['storage'] },
+    });
     expect(created.status).toBe(200);
     const response = await call(app.url, 'POST', '/v1/image/edit', {
       key: created.body.data.key,
@@ -136,7 +157,13 @@ describe('POST /v1/image/edit/upload', () => {
     const response = await upload(file, { operations: { resizing: { width: '50%' } }, output: { format: 'avif' } });
     expect(response.status).toBe(200);
     expect(response.body.data.input).toMatchObject({ format: 'png', width: 64, height: 48 });
-    expect(response.body.data.output).toMatchObject({ format: 'avif', ext: 'avif', mime: 'image/avif', width: 32, height: 24 });
+    expect(response.body.data.output).toMatchObject({
+      format: 'avif',
+      ext: 'avif',
+      mime: 'image/avif',
+      width: 32,
+      height: 24,
+    });
     const meta = await sharp(await fetchResult(response.body.data.output.tmp_url)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['heif', 32, 24]);
   });

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUADRANT_ALPHA, QUADRANT_COLOURS, quadrantsImage } from './fixtures/images';
+import { QUADRANT_ALPHA, QUADRANT_COLOURS, quadrantsImage, withOrientation } from './fixtures/images';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -36,7 +36,9 @@ async function gridImage(width: number, height: number): Promise<Buffer> {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) data.set(band(Math.floor(x / BAND), Math.floor(y / BAND)), (y * width + x) * 3);
   }
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 interface Decoded {
@@ -81,6 +83,11 @@ beforeAll(async () => {
   images.put('/alpha.png', alpha);
   alphaPixels = await decode(alpha);
   images.put('/grid-land.png', await gridImage(400, 300));
+  // Stored 400x300 with EXIF orientation 6 (turn 90 degrees clockwise): upright it is 300x400.
+  images.put(
+    '/rotated.jpg',
+    await withOrientation(await quadrantsImage({ format: 'jpeg', width: 400, height: 300 }), 6),
+  );
   images.put('/grid-port.png', await gridImage(300, 400));
 });
 
@@ -170,7 +177,7 @@ describe('rule 2: crop with one side, the other side unchanged and the image cro
       operations: { resizing: { width: 200, fit: 'crop' } },
       size: [200, 300],
       pixels: [
-        [25, 25, band(0, 0)],
+        [25, 25, band(2, 0)],
         [75, 125, band(3, 2)],
         [125, 175, band(4, 3)],
         [175, 275, band(5, 5)],
@@ -212,8 +219,18 @@ describe('rule 2: crop with one side, the other side unchanged and the image cro
 
 describe('rule 3: another fit with one side (or the other "auto"), the aspect ratio kept', () => {
   it.each<SizeCase>([
-    { name: 'bounds, width 200', input: '/land.jpg', operations: { resizing: { width: 200, fit: 'bounds' } }, size: [200, 150] },
-    { name: 'cover, width 200', input: '/land.jpg', operations: { resizing: { width: 200, fit: 'cover' } }, size: [200, 150] },
+    {
+      name: 'bounds, width 200',
+      input: '/land.jpg',
+      operations: { resizing: { width: 200, fit: 'bounds' } },
+      size: [200, 150],
+    },
+    {
+      name: 'cover, width 200',
+      input: '/land.jpg',
+      operations: { resizing: { width: 200, fit: 'cover' } },
+      size: [200, 150],
+    },
     {
       name: 'canvas, width 200: the whole image, scaled',
       input: '/land.png',
@@ -222,7 +239,12 @@ describe('rule 3: another fit with one side (or the other "auto"), the aspect ra
       pixels: quadrants(200, 150),
       tolerance: 4,
     },
-    { name: 'bounds, height 150', input: '/land.jpg', operations: { resizing: { height: 150, fit: 'bounds' } }, size: [200, 150] },
+    {
+      name: 'bounds, height 150',
+      input: '/land.jpg',
+      operations: { resizing: { height: 150, fit: 'bounds' } },
+      size: [200, 150],
+    },
     {
       name: 'cover object form, height 600 (enlarging)',
       input: '/land.jpg',
@@ -249,6 +271,19 @@ describe('rule 3: another fit with one side (or the other "auto"), the aspect ra
       input: '/port.png',
       operations: { resizing: { width: 'auto', height: 100, fit: 'crop' } },
       size: [75, 100],
+    },
+    {
+      // Turned clockwise, the stored top-left (red) is at the top right and the bottom-left (blue) at the top left.
+      name: 'sizes apply to the upright image (EXIF orientation 6: 300x400)',
+      input: '/rotated.jpg',
+      operations: { resizing: { width: 150, fit: 'bounds' } },
+      size: [150, 200],
+      pixels: [
+        [37, 50, BLUE],
+        [112, 50, RED],
+        [37, 150, WHITE],
+        [112, 150, GREEN],
+      ],
     },
     {
       name: 'the other side is rounded (333 x 249.75 -> 333 x 250)',
@@ -336,10 +371,30 @@ describe('rule 4: both sides with crop, exactly that size: covered, then cropped
 
 describe('rule 5: bounds inside, cover covering, canvas exact with the image unchanged', () => {
   it.each<SizeCase>([
-    { name: 'bounds 200x200 of 400x300', input: '/land.jpg', operations: { resizing: { width: 200, height: 200, fit: 'bounds' } }, size: [200, 150] },
-    { name: 'cover 200x200 of 400x300', input: '/land.jpg', operations: { resizing: { width: 200, height: 200, fit: 'cover' } }, size: [266, 200] },
-    { name: 'bounds 200x200 of 300x400', input: '/port.jpg', operations: { resizing: { width: 200, height: 200, fit: { type: 'bounds' } } }, size: [150, 200] },
-    { name: 'cover 200x200 of 300x400', input: '/port.jpg', operations: { resizing: { width: 200, height: 200, fit: { type: 'cover' } } }, size: [200, 267] },
+    {
+      name: 'bounds 200x200 of 400x300',
+      input: '/land.jpg',
+      operations: { resizing: { width: 200, height: 200, fit: 'bounds' } },
+      size: [200, 150],
+    },
+    {
+      name: 'cover 200x200 of 400x300',
+      input: '/land.jpg',
+      operations: { resizing: { width: 200, height: 200, fit: 'cover' } },
+      size: [267, 200],
+    },
+    {
+      name: 'bounds 200x200 of 300x400',
+      input: '/port.jpg',
+      operations: { resizing: { width: 200, height: 200, fit: { type: 'bounds' } } },
+      size: [150, 200],
+    },
+    {
+      name: 'cover 200x200 of 300x400',
+      input: '/port.jpg',
+      operations: { resizing: { width: 200, height: 200, fit: { type: 'cover' } } },
+      size: [200, 267],
+    },
     {
       name: 'bounds 800x900 enlarges until one side meets the box',
       input: '/land.png',
@@ -381,7 +436,7 @@ describe('rule 5: bounds inside, cover covering, canvas exact with the image unc
       input: '/land.jpg',
       operations: { resizing: { width: 500, height: 500, fit: 'canvas' } },
       size: [500, 500],
-      pixels: [...inside, [440, 390, WHITE], ...border(MAGENTA)],
+      pixels: [...inside, [440, 390, WHITE], ...border(WHITE)],
     },
     {
       name: 'opaque png: filled with white',
@@ -405,6 +460,14 @@ describe('rule 5: bounds inside, cover covering, canvas exact with the image unc
       size: [500, 500],
       pixels: [...inside, ...border([...MAGENTA, 255])],
       tolerance: 1,
+    },
+    {
+      name: 'opaque png with background.color "transparent": transparent fill',
+      input: '/land.png',
+      operations: { resizing: { width: 500, height: 500, fit: 'canvas' }, background: { color: 'transparent' } },
+      size: [500, 500],
+      pixels: [...inside.map(([x, y, c]) => [x, y, [...c, 255]] as [number, number, Colour]), ...border(CLEAR)],
+      tolerance: 0,
     },
     {
       name: 'png with alpha, webp output: transparent fill',
@@ -439,7 +502,7 @@ describe('rule 5: bounds inside, cover covering, canvas exact with the image unc
     ]) {
       expect(image.at(50 + x, 100 + y), `image pixel (${x}, ${y})`).toEqual(alphaPixels.at(x, y));
     }
-    expect(image.at(399 + 50, 299 + 100)[3]).toBe(255);
+    expect(image.at(399 + 50, 299 + 100)[3]).toBe(QUADRANT_ALPHA);
     // Just outside the placed image on each side: fill.
     for (const [x, y] of [
       [49, 250],
@@ -449,6 +512,22 @@ describe('rule 5: bounds inside, cover covering, canvas exact with the image unc
     ]) {
       expect(image.at(x, y)[3], `fill at (${x}, ${y})`).toBe(0);
     }
+  });
+
+  it('canvas smaller than the image: exactly the canvas size, the quadrants still meeting in the middle', async () => {
+    await expectEdit({
+      name: 'small canvas',
+      input: '/land.png',
+      operations: { resizing: { width: 200, height: 200, fit: 'canvas' } },
+      size: [200, 200],
+      pixels: [
+        [50, 80, RED],
+        [150, 80, GREEN],
+        [50, 120, BLUE],
+        [150, 120, WHITE],
+      ],
+      tolerance: 4,
+    });
   });
 
   it('canvas with an odd margin puts the extra pixel on one side and keeps the size exact', async () => {
@@ -469,11 +548,39 @@ describe('rule 5: bounds inside, cover covering, canvas exact with the image unc
 
 describe('percentages scale both sides', () => {
   it.each<SizeCase>([
-    { name: '"50%" both', input: '/land.jpg', operations: { resizing: { width: '50%', height: '50%' } }, size: [200, 150], pixels: quadrants(200, 150) },
-    { name: '"200%" both', input: '/land.png', operations: { resizing: { width: '200%', height: '200%' } }, size: [800, 600], pixels: quadrants(800, 600), tolerance: 4 },
-    { name: 'width "50%", height "auto"', input: '/land.jpg', operations: { resizing: { width: '50%', height: 'auto' } }, size: [200, 150] },
-    { name: 'height "25%" alone, bounds', input: '/port.jpg', operations: { resizing: { height: '25%', fit: 'bounds' } }, size: [75, 100] },
-    { name: '"33.3%" rounds each side (133.2 x 99.9)', input: '/land.jpg', operations: { resizing: { width: '33.3%', height: '33.3%', fit: 'cover' } }, size: [133, 100] },
+    {
+      name: '"50%" both',
+      input: '/land.jpg',
+      operations: { resizing: { width: '50%', height: '50%' } },
+      size: [200, 150],
+      pixels: quadrants(200, 150),
+    },
+    {
+      name: '"200%" both',
+      input: '/land.png',
+      operations: { resizing: { width: '200%', height: '200%' } },
+      size: [800, 600],
+      pixels: quadrants(800, 600),
+      tolerance: 4,
+    },
+    {
+      name: 'width "50%", height "auto"',
+      input: '/land.jpg',
+      operations: { resizing: { width: '50%', height: 'auto' } },
+      size: [200, 150],
+    },
+    {
+      name: 'height "25%" alone, bounds',
+      input: '/port.jpg',
+      operations: { resizing: { height: '25%', fit: 'bounds' } },
+      size: [75, 100],
+    },
+    {
+      name: '"33.3%" rounds each side (133.2 x 99.9)',
+      input: '/land.jpg',
+      operations: { resizing: { width: '33.3%', height: '33.3%', fit: 'cover' } },
+      size: [133, 100],
+    },
   ])('$name', async (c) => {
     await expectEdit(c);
   });
@@ -538,7 +645,7 @@ describe('padding (before resizing)', () => {
       size: [480, 360],
       pixels: [
         [20, 180, WHITE],
-        [460, 180, [...WHITE]],
+        [460, 180, WHITE],
         [240, 15, WHITE],
         [240, 345, WHITE],
         [40, 30, RED],
@@ -723,7 +830,11 @@ describe('padding (before resizing)', () => {
       // Padded to 500x400 (the border magenta too), then placed unchanged on 600x400: 50 columns each side.
       name: '"50px" with a canvas of 600x400: the padded image centred, the rest filled',
       input: png,
-      operations: { padding: '50px', resizing: { width: 600, height: 400, fit: 'canvas' }, background: { color: '#f0f' } },
+      operations: {
+        padding: '50px',
+        resizing: { width: 600, height: 400, fit: 'canvas' },
+        background: { color: '#f0f' },
+      },
       size: [600, 400],
       pixels: [
         [10, 200, MAGENTA],
@@ -794,7 +905,9 @@ describe('the pixel limit applies to the result', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data.output).toMatchObject({ width: 1400, height: 1400 });
     const meta = await sharp(
-      Buffer.from(await (await fetch(`${limited.url}${new URL(response.body.data.output.tmp_url).pathname}`)).arrayBuffer()),
+      Buffer.from(
+        await (await fetch(`${limited.url}${new URL(response.body.data.output.tmp_url).pathname}`)).arrayBuffer(),
+      ),
     ).metadata();
     expect([meta.width, meta.height]).toEqual([1400, 1400]);
   });

@@ -40,7 +40,7 @@ const ratio = (results, format, x, y, c) => {
 };
 
 /** The issue's targets and the floor, as sentences with the figures in them. */
-export function targetLines(results, formats) {
+export function targetLines(results, formats, methods) {
   const lines = [];
   const jpeg = ratio(results, 'jpeg', 'b', 'a', 2);
   if (Number.isFinite(jpeg)) {
@@ -63,6 +63,14 @@ export function targetLines(results, formats) {
       lines.push(`- At concurrency 2, ${what}: ${figures.map(([f, r]) => `${f} ${fixed(r, 2)}`).join(', ')}.`);
     }
   }
+  for (const format of formats) {
+    const cpu = methods
+      .map((m) => [m.id, results[format]?.[m.id]?.[2]?.cpuMsPerImage])
+      .filter(([, ms]) => Number.isFinite(ms));
+    if (cpu.length > 1) {
+      lines.push(`- CPU ms per ${format} image at concurrency 2 (all bench processes): ${cpu.map(([id, ms]) => `(${id}) ${fixed(ms, 0)}`).join(', ')}.`);
+    }
+  }
   return lines.join('\n');
 }
 
@@ -78,24 +86,29 @@ function machineTable(machine) {
     ['Node', machine.node],
     ['sharp (a, b, d)', `${machine.sharp}, libvips ${machine.vips}, mozjpeg ${machine.mozjpeg}, libwebp ${machine.webp}, aom ${machine.aom}, libheif ${machine.heif}`],
     ['ipx (c)', `${machine.ipx} on its own ${ipxSharp}`],
-    ['Threads', `sharp.concurrency() ${machine.sharpConcurrency} (threads per image), UV_THREADPOOL_SIZE ${machine.uvThreadpool}, MALLOC_ARENA_MAX ${machine.mallocArenaMax}`],
+    [
+      'Threads',
+      `sharp.concurrency() ${machine.sharpConcurrency} (libvips threads per image) in every process, ipx's sharp set to the ` +
+        `same; UV_THREADPOOL_SIZE ${machine.uvThreadpool}; MALLOC_ARENA_MAX ${machine.mallocArenaMax}`,
+    ],
     ['Load average at start', machine.loadAverage.map((l) => l.toFixed(2)).join(', ')],
   ];
   return ['| | |', '| --- | --- |', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
 }
 
 /** The generated part of docs/benchmarks.md (and of the console output). */
-export function renderResults({ machine, options, methods, results, sizes, avif, input, seconds, waitedMs }) {
+export function renderResults({ machine, options, methods, results, sizes, avif, input, seconds, waitedMs, othersCores }) {
   const parts = [`## Results of the last full run\n`, machineTable(machine), ''];
   parts.push(
     `Input: ${input.width}x${input.height} JPEG, ${fixed(input.bytes / 1e6, 2)} MB. ` +
       `Requests measured per cell: ${options.formats.map((f) => `${f} ${options.plan[f].measured} in ${options.plan[f].rounds} round(s)`).join(', ')}; ` +
       `run time ${fixed(seconds / 60, 1)} min, of which ${fixed(waitedMs / 60000, 1)} min waiting (at most ` +
       `${options.quiet.maxWaitMs / 1000} s before each measurement, ${options.quiet.budgetMs / 60000} min in all) for other processes to use at most ` +
-      `${options.quiet.maxCores} cores.\n`,
+      `${options.quiet.maxCores} cores. Other processes used ${fixed(othersCores, 2)} of the ${machine.cores} cores on average ` +
+      `while the cells ran.\n`,
   );
   for (const format of options.formats) parts.push(formatTable(format, results, methods, options.concurrency));
-  parts.push(`### Targets\n\n${targetLines(results, options.formats)}\n`);
+  parts.push(`### Targets\n\n${targetLines(results, options.formats, methods)}\n`);
   const sizeRows = options.formats.map(
     (f) => `| ${f} | ${methods.map((m) => (sizes[m.id]?.[f] ? fixed(sizes[m.id][f] / 1024, 1) : 'n/a')).join(' | ')} |`,
   );

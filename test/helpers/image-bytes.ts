@@ -6,11 +6,14 @@
 import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
-/** A TIFF tag's values: numbers for the integer types, [numerator, denominator] pairs for RATIONAL (type 5). */
+/**
+ * A TIFF tag's values: numbers for the integer types and for the bytes of UNDEFINED (type 7, e.g. JPEGTables),
+ * [numerator, denominator] pairs for RATIONAL (type 5).
+ */
 export type TiffValue = number[] | Array<[number, number]>;
 
-/** TIFF field types this reader decodes: BYTE, SHORT, LONG, RATIONAL (others are skipped). */
-const TYPE_SIZES: Readonly<Record<number, number>> = { 1: 1, 3: 2, 4: 4, 5: 8 };
+/** TIFF field types this reader decodes: BYTE, SHORT, LONG, RATIONAL, UNDEFINED (others are skipped). */
+const TYPE_SIZES: Readonly<Record<number, number>> = { 1: 1, 3: 2, 4: 4, 5: 8, 7: 1 };
 
 /**
  * The tags of the first IFD of a TIFF structure, by tag number: a whole TIFF file, or an EXIF blob as sharp's
@@ -20,7 +23,8 @@ const TYPE_SIZES: Readonly<Record<number, number>> = { 1: 1, 3: 2, 4: 4, 5: 8 };
 export function readTiffTags(bytes: Buffer): Map<number, TiffValue> {
   const start = bytes.toString('latin1', 0, 6) === 'Exif\0\0' ? 6 : 0;
   const order = bytes.toString('latin1', start, start + 2);
-  if (order !== 'II' && order !== 'MM') throw new Error(`not a TIFF header: ${bytes.subarray(start, start + 4).toString('hex')}`);
+  if (order !== 'II' && order !== 'MM')
+    throw new Error(`not a TIFF header: ${bytes.subarray(start, start + 4).toString('hex')}`);
   const little = order === 'II';
   const u16 = (at: number) => (little ? bytes.readUInt16LE(start + at) : bytes.readUInt16BE(start + at));
   const u32 = (at: number) => (little ? bytes.readUInt32LE(start + at) : bytes.readUInt32BE(start + at));
@@ -53,6 +57,8 @@ export const TIFF_TAG = {
   xResolution: 282,
   yResolution: 283,
   resolutionUnit: 296,
+  /** The quantisation and Huffman tables shared by every JPEG-compressed strip (an abbreviated JPEG stream). */
+  jpegTables: 347,
 } as const;
 
 /** TIFF compression tag values (TIFF 6.0 and its JPEG technote). */

@@ -40,7 +40,7 @@ export class EditExecutor {
   }
 
   async execute(accountId: number, request: EditRequest, upload?: EditSource): Promise<EditResult> {
-    const destination = await this.destination(accountId, request.output.destination);
+    const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
     const source = upload ?? (await this.load(accountId, request.input ?? ''));
     return this.gate.run(async () => {
       const probe = await this.probe(source.bytes);
@@ -89,6 +89,7 @@ export class EditExecutor {
   private async destination(
     accountId: number,
     destination: string | undefined,
+    format: string | undefined,
   ): Promise<ResolvedReference | undefined> {
     if (destination === undefined) return undefined;
     const field = 'output.destination';
@@ -100,6 +101,12 @@ export class EditExecutor {
       });
     }
     const resolved = await this.resolver.resolve(accountId, destination, field);
+    const named = resolved.isFolder ? undefined : formatOfPath(resolved.path);
+    if (named && format && named !== format) {
+      throw ServiceException.validation({
+        [field]: [`the file extension names ${named} but output.format is ${format}; make them agree`],
+      });
+    }
     if (resolved.storage.type === 'web_folder') {
       throw new ServiceException(
         'STORAGE_OPERATION_UNSUPPORTED',
@@ -157,6 +164,8 @@ function baseName(name: string): string {
 
 /** The output format a file destination's extension asks for (`.webp` -> webp), when it is an output format. */
 function formatOfPath(path: string): 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff' | undefined {
-  const type = mediaTypeOfExtension(path.split('.').pop() ?? '')?.type;
+  const name = path.split('/').pop() ?? '';
+  if (!name.includes('.')) return undefined;
+  const type = mediaTypeOfExtension(name.split('.').pop() ?? '')?.type;
   return type === 'jpeg' || type === 'png' || type === 'webp' || type === 'avif' || type === 'tiff' ? type : undefined;
 }

@@ -37,7 +37,8 @@ function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanCont
   const asked = request.output.format?.type ?? context.destinationFormat ?? context.defaultFormat;
   if (asked) return asked;
   const format = probe.format;
-  if (format === 'jpeg' || format === 'png' || format === 'webp' || format === 'avif' || format === 'tiff') return format;
+  if (format === 'jpeg' || format === 'png' || format === 'webp' || format === 'avif' || format === 'tiff')
+    return format;
   return format === 'heic' ? 'jpeg' : 'png';
 }
 
@@ -46,14 +47,18 @@ function encodePlan(format: OutputFormat, options: FormatOptions | undefined): E
   const o = options?.type === format ? options : undefined;
   switch (format) {
     case 'jpeg':
-      return o?.type === 'jpeg' ? { format, quality: o.quality, progressive: o.progressive } : { format, quality: 85, progressive: true };
+      return o?.type === 'jpeg'
+        ? { format, quality: o.quality, progressive: o.progressive }
+        : { format, quality: 85, progressive: true };
     case 'png':
       return { format, compression: o?.type === 'png' ? o.compression : 'optimal' };
     case 'webp':
     case 'avif': {
       const fallback = format === 'webp' ? 75 : 50;
       if (o && (o.type === 'webp' || o.type === 'avif')) {
-        return o.lossless ? { format, lossless: true, quality: fallback } : { format, lossless: false, quality: o.quality };
+        return o.lossless
+          ? { format, lossless: true, quality: fallback }
+          : { format, lossless: false, quality: o.quality };
       }
       return { format, lossless: false, quality: fallback };
     }
@@ -91,7 +96,9 @@ function backgroundColour(request: EditRequest, probe: ImageProbe, format: Outpu
   if (colour?.kind === 'transparent') {
     if (!ALPHA_FORMATS.has(format)) {
       throw ServiceException.validation({
-        'operations.background.color': [`transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`],
+        'operations.background.color': [
+          `transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`,
+        ],
       });
     }
     return TRANSPARENT;
@@ -102,6 +109,7 @@ function backgroundColour(request: EditRequest, probe: ImageProbe, format: Outpu
 
 function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
   const space = request.output.metadata?.color_space;
+  if (space?.type === 'RGB') return { space: 'rgb' };
   if (space?.type !== 'CMYK') return { space: 'auto' };
   if (format !== 'jpeg') {
     throw ServiceException.validation({
@@ -126,7 +134,9 @@ function adjustPlan(request: EditRequest): AdjustPlan | undefined {
 function tooManyPixels(field: string, size: Dimensions, limit: number, what: string): ServiceException {
   const mp = (pixels: number) => `${(pixels / 1e6).toFixed(2)} MP`;
   return ServiceException.validation({
-    [field]: [`${what} would be ${size.width}x${size.height} (${mp(size.width * size.height)}), more than ${mp(limit)}`],
+    [field]: [
+      `${what} would be ${size.width}x${size.height} (${mp(size.width * size.height)}), more than ${mp(limit)}`,
+    ],
   });
 }
 
@@ -150,7 +160,8 @@ function checkOutpaint(request: EditRequest, size: Dimensions): void {
     ? resolveSides(fit.outpaint_by, size.width, size.height, 'operations.resizing.fit.outpaint_by')
     : { top: 0, right: 0, bottom: 0, left: 0 };
   const extended = { width: size.width + grow.left + grow.right, height: size.height + grow.top + grow.bottom };
-  const target = targetSize({ ...resizeRequest(request), fit: 'bounds' }, extended)?.box ?? extended;
+  // rule 6: the generated background fills the whole width x height
+  const target = targetSize({ ...resizeRequest(request), fit: 'canvas' }, extended)?.box ?? extended;
   if (target.width * target.height > OUTPAINT_MAX_PIXELS) {
     throw tooManyPixels('operations.resizing', target, OUTPAINT_MAX_PIXELS, 'the outpaint target');
   }
@@ -181,7 +192,10 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   }
   checkOutpaint(request, size);
   const upscale = restorations?.upscale === 'smart_resize' ? { method: 'smart_resize' as const } : undefined;
-  const resize = request.operations.resizing?.fit.type === 'outpaint' ? undefined : planResize(resizeRequest(request), size, { upscale, fill });
+  const resize =
+    request.operations.resizing?.fit.type === 'outpaint'
+      ? undefined
+      : planResize(resizeRequest(request), size, { upscale, fill });
   if (resize) {
     plan.resize = resize;
     size = { width: resize.width, height: resize.height };

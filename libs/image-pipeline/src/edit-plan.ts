@@ -68,9 +68,10 @@ export type EncodePlan =
  * The colour space of the output.
  * - `auto`: RGB input leaves as RGB with sRGB embedded; CMYK and grey input keep their space and profile
  *   (CMYK falls back to sRGB for formats that cannot hold it).
+ * - `rgb`: sRGB with its profile embedded, whatever the input (asked for with `color_space: "RGB"`).
  * - `cmyk`: converted with one of the shipped profiles (jpeg only; the planner refuses other formats).
  */
-export type ColourPlan = { space: 'auto' } | { space: 'cmyk'; profile: CmykProfileName };
+export type ColourPlan = { space: 'auto' } | { space: 'rgb' } | { space: 'cmyk'; profile: CmykProfileName };
 
 export interface EditPlan {
   /** Restoration applied to the decoded pixels. */

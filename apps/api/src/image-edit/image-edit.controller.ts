@@ -15,14 +15,22 @@ const ORDER =
 /** The answers of both edit routes besides 200 and 422. */
 const ApiEditErrors = () =>
   applyDecorators(
-  ApiResponse({ status: 400, description: 'The input cannot be fetched (URL or storage object).', type: ErrorBodyDto }),
-  ApiResponse({ status: 413, description: 'The upload is larger than FETCH_MAX_BYTES.', type: ErrorBodyDto }),
-  ApiResponse({
-    status: 501,
-    description: 'The operation needs a model this installation does not have yet (named in the message).',
-    type: ErrorBodyDto,
-  }),
-  ApiResponse({ status: 503, description: 'Too many images in progress; retry after `Retry-After`.', type: ErrorBodyDto }),
+    ApiResponse({
+      status: 400,
+      description: 'The input cannot be fetched (URL or storage object).',
+      type: ErrorBodyDto,
+    }),
+    ApiResponse({ status: 413, description: 'The upload is larger than FETCH_MAX_BYTES.', type: ErrorBodyDto }),
+    ApiResponse({
+      status: 501,
+      description: 'The operation needs a model this installation does not have yet (named in the message).',
+      type: ErrorBodyDto,
+    }),
+    ApiResponse({
+      status: 503,
+      description: 'Too many images in progress; retry after `Retry-After`.',
+      type: ErrorBodyDto,
+    }),
   );
 
 @ApiTags('Image editing')

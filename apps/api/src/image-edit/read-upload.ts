@@ -15,7 +15,10 @@ export interface Upload {
  */
 export async function readUpload(request: FastifyRequest): Promise<Upload> {
   if (!request.isMultipart()) {
-    throw new ServiceException('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data with a `file` part and a `data` part.');
+    throw new ServiceException(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send multipart/form-data with a `file` part and a `data` part.',
+    );
   }
   let file: { bytes: Buffer; filename: string } | undefined;
   let data: unknown = {};

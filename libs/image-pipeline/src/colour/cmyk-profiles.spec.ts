@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CmykProfileName } from '../edit-plan';
@@ -191,7 +191,12 @@ describe('cmykProfilePath', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('returns an absolute path to an existing file for every name', () => {
-    for (const name of CMYK_PROFILE_NAMES) expect(cmykProfilePath(name)).toMatch(/^\/.*\/libs\/image-pipeline\/icc\/\w+\.icc$/);
+    for (const name of CMYK_PROFILE_NAMES) {
+      const path = cmykProfilePath(name);
+      expect(isAbsolute(path)).toBe(true);
+      expect(existsSync(path)).toBe(true);
+      expect(path.endsWith(join('libs', 'image-pipeline', 'icc', `${name}.icc`))).toBe(true);
+    }
   });
 
   it('throws when the profile file is missing', () => {

@@ -6,8 +6,8 @@ import type { RawPixels } from '../workers/raw-pixels';
  * 1. Grid. Per axis, the phase 0..7 with the most steps between flat surroundings (a cropped or flipped
  *    JPEG's grid no longer starts at 0; see {@link measureBlocking}). Chroma, usually subsampled 2x, has
  *    its own period per axis, 8 or 16 pixels. Per plane, S is the typical artefact step in levels (about
- *    a DC quantum: 10 at quality 10, 2.5 at 50), measured from the steps at the grid's boundaries between
- *    flat surroundings (see artefactStep); without a grid S is 0 and the image is returned as it was.
+ *    a DC quantum: 10 at quality 10, 2.5 at 50; see artefactStep). Without a grid S is 0 and the pixels
+ *    are returned as they were.
  * 2. Deblocking, per plane, across vertical then horizontal boundaries. At each boundary, d is the step
  *    between the two sides less what their gradients predict. If |d| <= alpha = a * S (a larger step is a
  *    real edge) and both blocks are smooth (mean |second difference| <= beta = b * S), a box filter of half
@@ -15,8 +15,8 @@ import type { RawPixels } from '../workers/raw-pixels';
  * 3. Deringing (mosquito noise beside edges), on luma: in blocks whose range exceeds max(24, 2 S) levels,
  *    each pixel whose 3x3 neighbourhood lies wholly on its side of the block's mid-level is replaced by
  *    the neighbourhood's binomial mean, changed by at most r * S levels: ripples go, the edge is never
- *    averaged across. (Chroma is not deringed: 2x subsampling already smooths its ringing, and
- *    filtering it more lost more of the real colour edges than it removed.)
+ *    averaged across. Chroma is not deringed: subsampling already smooths its ringing, and in tuning
+ *    filtering it lost more of the real colour edges than it removed.
  * `strong` uses larger a, b, r than `moderate` (see STRENGTHS). Alpha is copied; grey images have luma only.
  */
 export interface DecompressKernelPayload {
@@ -24,20 +24,20 @@ export interface DecompressKernelPayload {
   strength: 'moderate' | 'strong';
 }
 
-/** The 8x8 grid and how strongly it shows, measured on luma. */
+/** The luma block grid and how strongly it shows. */
 export interface BlockingMeasure {
-  /** The column (0..7) where a block starts: boundaries lie between columns offsetX - 1 + 8k and offsetX + 8k. */
+  /** The column (0..7) where blocks start: boundaries lie between columns offsetX - 1 + 8k and offsetX + 8k. */
   offsetX: number;
-  /** The same for rows. */
+  /** The row (0..7) where blocks start. */
   offsetY: number;
-  /** See {@link blockiness}: 1 without a grid, larger the more the grid shows. */
+  /** See {@link blockiness}. */
   blockiness: number;
-  /** The typical luma step between flat blocks, in levels 0..48: about a DC quantum / 8 for a JPEG. */
+  /** The typical luma step between flat blocks in levels, 0..48: about the DC quantum / 8; 0 without a grid. */
   step: number;
 }
 
 interface StrengthParameters {
-  /** a = alpha / S: the largest boundary step, in artefact steps, treated as an artefact. */
+  /** a = alpha / S: the largest boundary step, in artefact steps, taken for an artefact. */
   edge: number;
   /** b = beta / S: the largest mean |second difference| inside both blocks for the box filter. */
   smooth: number;
@@ -46,29 +46,29 @@ interface StrengthParameters {
 }
 
 /**
- * Tuned on JPEGs of quality 10 to 95 of synthetic scenes, a circuit-board photograph and a graphic: at
- * each quality `moderate` gains 0 to 0.7 dB PSNR and `strong` 0 to 1.3 dB, and neither loses more than
- * 0.03 dB where the grid is faint (quality 85 and up).
+ * Tuned on JPEGs (quality 10 to 95) of synthetic scenes, a circuit-board photograph and a graphic: per
+ * image, `moderate` gains 0 to 0.7 dB PSNR and `strong` 0 to 1.3 dB; neither lost PSNR on any of them.
  */
 const STRENGTHS: Record<DecompressKernelPayload['strength'], StrengthParameters> = {
   moderate: { edge: 2, smooth: 0.1, ring: 1 },
   strong: { edge: 5, smooth: 0.2, ring: 2 },
 };
 
-/** Steps are clipped at this many levels so that a few strong real edges do not dominate the measure. */
+/** Steps are clipped at this many levels, so that a few strong real edges do not dominate the measures. */
 const STEP_CLIP = 48;
-/** The smallest step, in levels, counted as a step between flat areas. */
+/** A step between flat surroundings: at least FLAT_STEP levels, the steps beside it below FLAT_CONTEXT. */
 const FLAT_STEP = 2;
-/** Steps below this many levels beside a step make its surroundings flat. */
 const FLAT_CONTEXT = 3;
 /** The least share of boundary positions that artefactStep divides by (a quality-10 JPEG has about 0.4). */
 const MIN_RATE = 0.1;
 /**
  * How much more often (as a share of positions) boundaries must have steps between flat surroundings than
  * the other phases for a grid to count: not at all below the first, fully from the second. JPEGs of
- * quality 75 and below measure 0.07 to 0.25; images without blocks 0.001 to 0.01 (quality 95: 0.01 to 0.02).
+ * quality 75 and below measure 0.07 to 0.25, images without blocks 0.001 to 0.01, quality 95 0.01 to 0.02.
  */
 const GRID_RATE = [0.01, 0.05];
+/** Above this many pixels the grid is measured on a sample of lines: the phase means settle long before. */
+const SAMPLED_PIXELS = 2_000_000;
 /** A block whose luma range exceeds max(this, 2 S) levels holds an edge and is deringed. */
 const EDGE_RANGE = 24;
 
@@ -78,7 +78,7 @@ interface PlaneGrid {
   periodY: number;
   offsetX: number;
   offsetY: number;
-  /** The typical artefact step between flat blocks, in levels (see artefactStep). */
+  /** S, in levels (see artefactStep). */
   step: number;
 }
 
@@ -104,17 +104,16 @@ export function decompressKernel(payload: DecompressKernelPayload): RawPixels {
 }
 
 /**
- * How strongly an 8x8 JPEG block grid shows: the mean absolute luma step across the block boundaries of
- * the strongest grid offset, divided by the mean step between the other neighbouring pixels, horizontal
- * and vertical together (steps clipped at 48 levels). About 1.0 to 1.1 for a photograph without blocks
- * (smooth synthetic gradients with a few aligned edges read more); a quality-10 JPEG reads 1.5 to 2.5.
- * Images smaller than 16x16 read 1.
+ * How strongly an 8x8 block grid shows: the mean |luma step| across the grid's block boundaries divided by
+ * the mean |step| between the other neighbouring pixels, both axes together, steps clipped at 48 levels.
+ * About 1 (0.95 to 1.1) for a photograph without blocks; smooth synthetic images read more when a few real
+ * edges fall on one phase. Quality-10 JPEGs read 1.5 (detailed) to 10 (smooth). Under 16x16 pixels: 1.
  */
 export function blockiness(image: RawPixels): number {
   return measureBlocking(image).blockiness;
 }
 
-/** Finds the luma block grid per axis and measures how strongly it shows (see {@link blockiness}). */
+/** Finds the luma block grid per axis and measures how strongly it shows. */
 export function measureBlocking(image: RawPixels): BlockingMeasure {
   checkPixels(image);
   const { offsetX, offsetY, blockiness, step } = lumaGrid(toPlanes(image, true)[0], image.width, image.height);
@@ -151,57 +150,63 @@ function toPlanes(image: RawPixels, lumaOnly = false): Float32Array[] {
   return lumaOnly ? [y] : [y, cb, cr];
 }
 
-/** The planes back to 8-bit pixels of `like`'s layout, alpha copied from `like`. */
+/** The planes back to 8-bit pixels in `like`'s layout, alpha copied from `like`. */
 function fromPlanes(planes: Float32Array[], like: RawPixels): RawPixels {
   const { data, width, height, channels } = like;
   const out = new Uint8Array(data.length);
   const [y, cb, cr] = planes;
-  const clamp = (v: number) => (v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0);
-  for (let i = 0, p = 0; i < y.length; i++, p += channels) {
-    if (channels < 3) {
-      out[p] = clamp(y[i]);
-    } else {
+  // A Uint8Array store truncates: + 0.5 rounds; the clamps keep the values in 0..255.
+  const clamp = (v: number) => (v <= 0 ? 0 : v >= 255 ? 255 : v + 0.5);
+  if (channels < 3) {
+    for (let i = 0, p = 0; i < y.length; i++, p += channels) out[p] = clamp(y[i]);
+  } else {
+    for (let i = 0, p = 0; i < y.length; i++, p += channels) {
       out[p] = clamp(y[i] + 1.402 * cr[i]);
       out[p + 1] = clamp(y[i] - 0.344136 * cb[i] - 0.714136 * cr[i]);
       out[p + 2] = clamp(y[i] + 1.772 * cb[i]);
     }
-    if (channels === 2 || channels === 4) out[p + channels - 1] = data[p + channels - 1];
   }
+  if (channels % 2 === 0) for (let p = channels - 1; p < data.length; p += channels) out[p] = data[p];
   return { data: out, width, height, channels };
 }
 
 /**
- * Per phase (position mod period) of one axis, over all lines: `abs`, the mean clipped |step|; `flat`, the
- * mean of the clipped |steps| of at least FLAT_STEP levels whose surroundings are flat (the steps one
- * pixel further out on both sides below FLAT_CONTEXT levels), 0 for the others; `rate`, the share of such
- * steps.
+ * Per phase (position mod period) of one axis: `abs`, the mean clipped |step|; `flat`, the mean of the
+ * steps between flat surroundings (others count 0); `rate`, the share of such steps. Mean over planes.
  */
 type PhaseStats = Record<'abs' | 'flat' | 'rate', Float64Array>;
-const phaseStats = (period: number): PhaseStats => ({
-  abs: new Float64Array(period),
-  flat: new Float64Array(period),
-  rate: new Float64Array(period),
-});
 
-/** Adds one plane's statistics across (`h`) and down (`v`) its rows to `h` and `v`. */
-function addPlaneStats(plane: Float32Array, width: number, height: number, h: PhaseStats, v: PhaseStats): void {
-  addAxisStats(plane, { length: width, step: 1, lines: height, lineStep: width }, h);
-  addAxisStats(plane, { length: height, step: width, lines: width, lineStep: 1 }, v);
+/** Per axis (across, down), the phase statistics of one plane or the mean over several. */
+function planeStats(planes: Float32Array[], width: number, height: number, period: number): PhaseStats[] {
+  const zeros = () => new Float64Array(period);
+  const axes = [0, 1].map(() => ({ abs: zeros(), flat: zeros(), rate: zeros() }));
+  const every = Math.max(1, Math.floor((width * height) / SAMPLED_PIXELS));
+  for (const plane of planes) {
+    axes.forEach((into, axis) => addAxisStats(plane, { width, height, down: axis === 1, every }, into));
+  }
+  // The mean over the planes, so that Cb and Cr together meet the same thresholds as luma alone.
+  for (const means of axes.flatMap((into) => Object.values(into)))
+    means.forEach((v, p) => (means[p] = v / planes.length));
+  return axes;
 }
 
-/** Adds one plane's statistics along one axis to `into` (see {@link PhaseStats}). */
-function addAxisStats(plane: Float32Array, axis: Axis, into: PhaseStats): void {
-  const { length, step, lines, lineStep } = axis;
+/** How addAxisStats walks a width x height plane: along rows, or `down` columns; on every `every`th line. */
+type Walk = { width: number; height: number; down: boolean; every: number };
+
+/**
+ * Adds one plane's statistics along one axis to `into`. Both axes are walked row
+ * by row: walking down columns would miss the cache on every pixel.
+ */
+function addAxisStats(plane: Float32Array, walk: Walk, into: PhaseStats): void {
+  const { width, height, down, every } = walk;
   const period = into.abs.length;
-  const sums = new Float64Array(period);
-  const flats = new Float64Array(period);
-  const flatCounts = new Float64Array(period);
-  const counts = new Float64Array(period);
-  for (let l = 0; l < lines; l++) {
-    const start = l * lineStep;
-    for (let i = 1, at = start + step; i < length; i++, at += step) {
-      let d = Math.abs(plane[at] - plane[at - step]);
-      if (d > STEP_CLIP) d = STEP_CLIP;
+  const [step, length, rowStep, columnStep] = down ? [width, height, 1, every] : [1, width, every, 1];
+  const [sums, flats, flatCounts, counts] = [0, 1, 2, 3].map(() => new Float64Array(period));
+  for (let y = down ? 1 : 0; y < height; y += rowStep) {
+    for (let x = down ? 0 : 1; x < width; x += columnStep) {
+      const i = down ? y : x;
+      const at = y * width + x;
+      const d = Math.min(STEP_CLIP, Math.abs(plane[at] - plane[at - step]));
       const phase = i % period;
       sums[phase] += d;
       counts[phase]++;
@@ -223,19 +228,12 @@ function addAxisStats(plane: Float32Array, axis: Axis, into: PhaseStats): void {
   }
 }
 
-/** One axis of a plane: `lines` lines (starting `lineStep` apart) of `length` pixels `step` apart. */
-type Axis = Record<'length' | 'step' | 'lines' | 'lineStep', number>;
-
-/** Which phases are block boundaries. */
-type Phases = (phase: number) => boolean;
-
-/** The mean of `means` over the phases `chosen` accepts and over the others. */
-function split(means: Float64Array, chosen: Phases): { boundary: number; inner: number } {
+/** The mean of `means` over the `boundaries` phases and over the others. */
+function split(means: Float64Array, boundaries: number[]): { boundary: number; inner: number } {
   let boundary = 0;
   let inner = 0;
-  let count = 0;
-  means.forEach((mean, phase) => (chosen(phase) ? ((boundary += mean), count++) : (inner += mean)));
-  return { boundary: boundary / count, inner: inner / (means.length - count) };
+  means.forEach((mean, phase) => (boundaries.includes(phase) ? (boundary += mean) : (inner += mean)));
+  return { boundary: boundary / boundaries.length, inner: inner / (means.length - boundaries.length) };
 }
 
 /**
@@ -244,92 +242,66 @@ function split(means: Float64Array, chosen: Phases): { boundary: number; inner: 
  */
 function strongest(stats: PhaseStats): number {
   const score = stats.rate.some((rate) => rate > 0.001) ? stats.rate : stats.abs;
-  let best = 0;
-  for (let p = 1; p < score.length; p++) if (score[p] > score[best]) best = p;
-  return best;
+  return score.indexOf(Math.max(...score));
 }
 
 /**
- * The typical artefact step in levels: at the boundary phases, the steps between flat surroundings in
+ * S, the typical artefact step in levels: at the boundary phases, the steps between flat surroundings in
  * excess of those at the other phases, divided by how often such steps occur at the boundaries. JPEG's
- * flat blocks meet with steps of whole DC quanta (about 10 levels at quality 10), which this recovers even
- * where most neighbouring blocks do not step at all. It is weighted by how clearly the boundaries have
- * more such steps than the other phases (see GRID_RATE), so that a few real edges that happen to lie on
- * one phase of an image without blocks do not read as a grid.
+ * flat blocks meet with steps of whole DC quanta, which this recovers even where most neighbouring blocks
+ * do not step at all. It is weighted by how clearly boundaries have more such steps than other phases
+ * (GRID_RATE), so that a few real edges on one phase of an image without blocks do not read as a grid.
  */
-function artefactStep(h: PhaseStats, isX: Phases, v: PhaseStats, isY: Phases): number {
+function artefactStep(axes: PhaseStats[], boundaries: number[][]): number {
   let excess = 0;
   let rate = 0;
   let extraRate = 0;
-  for (const [stats, chosen] of [
-    [h, isX],
-    [v, isY],
-  ] as const) {
-    const flat = split(stats.flat, chosen);
-    const share = split(stats.rate, chosen);
+  axes.forEach((stats, axis) => {
+    const flat = split(stats.flat, boundaries[axis]);
+    const share = split(stats.rate, boundaries[axis]);
     excess += flat.boundary - flat.inner;
     rate += share.boundary;
-    extraRate += (share.boundary - share.inner) / 2;
-  }
+    extraRate += (share.boundary - share.inner) / axes.length;
+  });
   const confidence = Math.min(1, Math.max(0, (extraRate - GRID_RATE[0]) / (GRID_RATE[1] - GRID_RATE[0])));
   return (confidence * Math.max(0, excess)) / Math.max(rate, MIN_RATE);
 }
 
 /** The luma grid (period 8), its artefact step and blockiness. */
 function lumaGrid(y: Float32Array, width: number, height: number): PlaneGrid & BlockingMeasure {
-  if (width < 16 || height < 16) {
-    return { periodX: 8, periodY: 8, offsetX: 0, offsetY: 0, step: 0, blockiness: 1 };
-  }
-  const [h, v] = [phaseStats(8), phaseStats(8)];
-  addPlaneStats(y, width, height, h, v);
-  const offsetX = strongest(h);
-  const offsetY = strongest(v);
-  const x = split(h.abs, (p) => p === offsetX);
-  const z = split(v.abs, (p) => p === offsetY);
-  const inner = x.inner + z.inner;
+  if (width < 16 || height < 16) return { periodX: 8, periodY: 8, offsetX: 0, offsetY: 0, step: 0, blockiness: 1 };
+  const axes = planeStats([y], width, height, 8);
+  const [offsetX, offsetY] = axes.map(strongest);
+  const [x, z] = [split(axes[0].abs, [offsetX]), split(axes[1].abs, [offsetY])];
+  const [boundary, inner] = [x.boundary + z.boundary, x.inner + z.inner];
   return {
-    periodX: 8,
-    periodY: 8,
-    offsetX,
-    offsetY,
-    step: artefactStep(
-      h,
-      (p) => p === offsetX,
-      v,
-      (p) => p === offsetY,
-    ),
-    blockiness: inner > 0 ? (x.boundary + z.boundary) / inner : x.boundary + z.boundary > 0 ? Infinity : 1,
+    ...{ periodX: 8, periodY: 8, offsetX, offsetY },
+    step: artefactStep(axes, [[offsetX], [offsetY]]),
+    blockiness: inner > 0 ? boundary / inner : boundary > 0 ? Infinity : 1,
   };
 }
 
 /**
  * The chroma grid per axis: period 16 at one of the two luma-grid phases where chroma was subsampled 2x
- * (only every other luma boundary steps), else period 8 at the luma grid's offset. Cb and Cr are measured
- * together.
+ * (only every other luma boundary steps), else period 8 at the luma grid's offset.
  */
 function chromaGrid(cb: Float32Array, cr: Float32Array, width: number, height: number, luma: PlaneGrid): PlaneGrid {
   if (width < 32 || height < 32) return { ...luma, step: 0 };
-  const [h, v] = [phaseStats(16), phaseStats(16)];
-  for (const plane of [cb, cr]) addPlaneStats(plane, width, height, h, v);
-  const pick = (means: Float64Array, offset: number) => {
+  const axes = planeStats([cb, cr], width, height, 16);
+  const [x, y] = [luma.offsetX, luma.offsetY].map((offset, axis) => {
+    const means = axes[axis].abs;
     const [a, b] = means[offset] >= means[offset + 8] ? [offset, offset + 8] : [offset + 8, offset];
-    const inner = split(means, (p) => p !== a && p !== b).boundary;
+    const inner = split(means, [a, b]).inner;
     const subsampled = means[b] - inner < 0.5 * (means[a] - inner);
-    const chosen: Phases = subsampled ? (p) => p === a : (p) => p === a || p === b;
-    return { period: subsampled ? 16 : 8, offset: subsampled ? a : offset, chosen };
-  };
-  const x = pick(h.abs, luma.offsetX);
-  const y = pick(v.abs, luma.offsetY);
+    return subsampled ? { period: 16, offset: a, boundaries: [a] } : { period: 8, offset, boundaries: [a, b] };
+  });
   return {
-    periodX: x.period,
-    periodY: y.period,
-    offsetX: x.offset,
-    offsetY: y.offset,
-    step: artefactStep(h, x.chosen, v, y.chosen),
+    ...{ periodX: x.period, periodY: y.period, offsetX: x.offset, offsetY: y.offset },
+    step: artefactStep(axes, [x.boundaries, y.boundaries]),
   };
 }
 
-/** Deblocking of one plane in place (step 2 of the file's doc comment), alpha and beta in levels. */
+/** Deblocking of one plane in place (step 2 of the file's doc comment); alpha and beta in levels. */
 class Deblocker {
   private readonly line = new Float32Array(32);
 
@@ -359,18 +331,17 @@ class Deblocker {
    * pixels along the line, `reach` how many pixels (<= period) each side has within the image.
    */
   private boundary(q0: number, step: number, reach: number, period: number): void {
-    if (reach < 4) return;
+    if (reach < period) return;
     const plane = this.plane;
     const p1 = plane[q0 - 2 * step];
-    const q1 = plane[q0 + step];
     const p2 = plane[q0 - 3 * step];
+    const q1 = plane[q0 + step];
     const q2 = plane[q0 + 2 * step];
     // The step between the sides' pixels 1 and 2 (4 pixels apart) less what their gradients (pixels 1 to 3)
     // predict. Pixels 0 are left out: upsampled chroma already blends them across the boundary.
     const d = Math.abs((q1 + q2 - p1 - p2) / 2 - (p1 - plane[q0 - 4 * step] + plane[q0 + 3 * step] - q1));
-    if (d > this.alpha || d < 0.5) return;
     // Textured blocks are left alone: softening their steps too lost more texture than it removed blocking.
-    if (reach === period && this.isSmooth(q0 - step, -step, period) && this.isSmooth(q0, step, period)) {
+    if (d <= this.alpha && d >= 0.5 && this.isSmooth(q0 - step, -step, period) && this.isSmooth(q0, step, period)) {
       this.boxRamp(q0, step, period);
     }
   }
@@ -406,14 +377,12 @@ class Deblocker {
 
 /**
  * Deringing of one plane in place: where `sides` labels a pixel and its 8 neighbours alike (the same side
- * of an edge), a 3x3 binomial average replaces it, changed by at most `limit` levels. Rows are filtered
+ * of an edge), the 3x3 binomial mean replaces it, changed by at most `limit` levels. Rows are filtered
  * from copies of the unfiltered rows above, at and below.
  */
 function dering(plane: Float32Array, width: number, height: number, sides: Uint8Array, limit: number): void {
   if (limit < 0.5 || height < 3) return;
-  let above = plane.slice(0, width);
-  let row = plane.slice(width, 2 * width);
-  let below = new Float32Array(width);
+  let [above, row, below] = [plane.slice(0, width), plane.slice(width, 2 * width), new Float32Array(width)];
   for (let y = 1; y < height - 1; y++) {
     below.set(plane.subarray((y + 1) * width, (y + 2) * width));
     for (let x = 1, i = y * width + 1; x < width - 1; x++, i++) {
@@ -422,8 +391,7 @@ function dering(plane: Float32Array, width: number, height: number, sides: Uint8
       const mean =
         (above[x - 1] + 2 * above[x] + above[x + 1] + 2 * (row[x - 1] + row[x + 1]) + 4 * row[x]) / 16 +
         (below[x - 1] + 2 * below[x] + below[x + 1]) / 16;
-      const change = mean - row[x];
-      plane[i] = row[x] + (change > limit ? limit : change < -limit ? -limit : change);
+      plane[i] = row[x] + Math.max(-limit, Math.min(limit, mean - row[x]));
     }
     [above, row, below] = [row, below, above];
   }
@@ -443,12 +411,12 @@ function sameSide(sides: Uint8Array, i: number, width: number, side: number): bo
 function edgeSides(y: Float32Array, width: number, height: number, grid: PlaneGrid): Uint8Array {
   const across = Math.ceil((width + 8) / 8);
   const count = across * Math.ceil((height + 8) / 8);
-  const low = new Float32Array(count).fill(255);
-  const high = new Float32Array(count).fill(0);
-  const blockOf = (x: number, row: number) => ((row + 8 - grid.offsetY) >> 3) * across + ((x + 8 - grid.offsetX) >> 3);
+  const [low, high] = [new Float32Array(count).fill(255), new Float32Array(count)];
+  const columnBlock = Int32Array.from({ length: width }, (_, x) => (x + 8 - grid.offsetX) >> 3);
+  const rowBlock = (row: number) => ((row + 8 - grid.offsetY) >> 3) * across;
   for (let row = 0, i = 0; row < height; row++) {
-    for (let x = 0; x < width; x++, i++) {
-      const b = blockOf(x, row);
+    for (let x = 0, blocks = rowBlock(row); x < width; x++, i++) {
+      const b = blocks + columnBlock[x];
       if (y[i] < low[b]) low[b] = y[i];
       if (y[i] > high[b]) high[b] = y[i];
     }
@@ -456,8 +424,8 @@ function edgeSides(y: Float32Array, width: number, height: number, grid: PlaneGr
   const threshold = Math.max(EDGE_RANGE, 2 * grid.step);
   const sides = new Uint8Array(width * height);
   for (let row = 0, i = 0; row < height; row++) {
-    for (let x = 0; x < width; x++, i++) {
-      const b = blockOf(x, row);
+    for (let x = 0, blocks = rowBlock(row); x < width; x++, i++) {
+      const b = blocks + columnBlock[x];
       if (high[b] - low[b] > threshold) sides[i] = y[i] < (high[b] + low[b]) / 2 ? 1 : 2;
     }
   }

@@ -68,7 +68,13 @@ describe('adjust operation', () => {
     for (let i = 0; i < width * height; i++) data.set([200, 120, 60], i * 3);
     const chromas = [];
     for (const saturation of [-100, -50, 0, 50]) {
-      const stage = { image: sharp(data, { raw: { width, height, channels: 3 } }), width, height, hasAlpha: false, fresh: true };
+      const stage = {
+        image: sharp(data, { raw: { width, height, channels: 3 } }),
+        width,
+        height,
+        hasAlpha: false,
+        fresh: true,
+      };
       chromas.push(chroma(await pixels(await adjust(stage, { ...NONE, saturation }, noPool))));
     }
     expect(chromas[0]).toBeLessThan(2);

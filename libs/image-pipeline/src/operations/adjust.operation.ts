@@ -43,11 +43,7 @@ async function toneMap(current: StageImage, hdr: HdrPlan, pool: Pick<PixelPool, 
 }
 
 /** Applies the adjustments after resizing: HDR first (it reads local contrast), then the global ones. */
-export async function adjust(
-  current: StageImage,
-  plan: AdjustPlan,
-  pool: Pick<PixelPool, 'run'>,
-): Promise<StageImage> {
+export async function adjust(current: StageImage, plan: AdjustPlan, pool: Pick<PixelPool, 'run'>): Promise<StageImage> {
   if (isIdentity(plan)) return current;
   let stage = plan.hdr && plan.hdr.intensity > 0 ? await toneMap(current, plan.hdr, pool) : await ready(current);
   let image = stage.image;

@@ -9,19 +9,22 @@ export interface SourceColour {
   iccPath?: string;
 }
 
-/** Formats that can carry CMYK pixels. */
+/** Formats that can carry CMYK pixels, and those that can carry one grey channel. */
 const CMYK_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'tiff']);
+const GREY_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'png', 'tiff']);
 
 /**
  * The colour space of the output, as CONTRACT.md says: a requested CMYK profile; else CMYK and grey
- * sources keep their space and profile (CMYK only where the format holds it); else sRGB, profile embedded.
+ * sources keep their space and profile where the format holds it (CMYK: jpeg, tiff; grey: jpeg, png, tiff);
+ * else sRGB, profile embedded.
  */
 export function applyColour(image: Sharp, plan: ColourPlan, encode: EncodePlan, source: SourceColour): Sharp {
   if (plan.space === 'cmyk') return image.withIccProfile(cmykProfilePath(plan.profile));
+  if (plan.space === 'rgb') return image.toColourspace('srgb').withIccProfile('srgb');
   if (source.space === 'cmyk' && CMYK_FORMATS.has(encode.format)) {
     return image.withIccProfile(source.iccPath ?? 'cmyk');
   }
-  if (source.space === 'b-w' || source.space === 'grey16') {
+  if ((source.space === 'b-w' || source.space === 'grey16') && GREY_FORMATS.has(encode.format)) {
     const grey = image.toColourspace('b-w');
     return source.iccPath ? grey.withIccProfile(source.iccPath) : grey;
   }

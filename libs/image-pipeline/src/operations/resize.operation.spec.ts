@@ -42,7 +42,13 @@ describe('resize operation', () => {
     for (let y = 20; y < 80; y++) {
       for (let x = 230; x < 290; x++) data.set((x + y) % 4 < 2 ? [250, 30, 30] : [20, 20, 240], (y * width + x) * 3);
     }
-    const stage = { image: sharp(data, { raw: { width, height, channels: 3 } }), width, height, hasAlpha: false, fresh: true };
+    const stage = {
+      image: sharp(data, { raw: { width, height, channels: 3 } }),
+      width,
+      height,
+      hasAlpha: false,
+      fresh: true,
+    };
     const out = await pixels(await resize(stage, { mode: 'crop', width: 100, height: 100, position: 'smart' }));
     expect([out.width, out.height]).toEqual([100, 100]);
     const centre = await pixels(

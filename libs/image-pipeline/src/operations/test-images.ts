@@ -32,7 +32,9 @@ export function ramp(width: number, height: number): StageImage {
   return { image: sharp(data, { raw: { width, height, channels: 3 } }), width, height, hasAlpha: false, fresh: true };
 }
 
-export async function pixels(stage: StageImage): Promise<{ data: Buffer; width: number; height: number; channels: number }> {
+export async function pixels(
+  stage: StageImage,
+): Promise<{ data: Buffer; width: number; height: number; channels: number }> {
   const { data, info } = await stage.image.raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels };
 }

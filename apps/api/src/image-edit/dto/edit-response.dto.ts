@@ -2,7 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ImageInfo, OutputImageInfo } from '@app/editing';
 
 export class ImageInfoDto implements ImageInfo {
-  @ApiProperty({ example: 'jpg', description: 'File extension: jpg, png, webp, avif, tiff (inputs also gif, bmp, heic).' })
+  @ApiProperty({
+    example: 'jpg',
+    description: 'File extension: jpg, png, webp, avif, tiff (inputs also gif, bmp, heic).',
+  })
   ext: string;
 
   @ApiProperty({ example: 0.7864, description: 'Megapixels (width x height / 1,000,000).' })
@@ -23,7 +26,8 @@ export class ImageInfoDto implements ImageInfo {
 
 export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo {
   @ApiProperty({
-    description: 'Temporary URL of the result (kept for TEMP_TTL_SECONDS, 24 h by default); empty when `output` names a destination.',
+    description:
+      'Temporary URL of the result (kept for TEMP_TTL_SECONDS, 24 h by default); empty when `output` names a destination.',
     example: 'http://localhost:3000/tmp/3q2-7wQ8yXb0uS1dF4gH6jK9lZ5xC2vB8nM1aP0oI7e.jpg',
   })
   tmp_url: string;

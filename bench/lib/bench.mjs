@@ -1,0 +1,165 @@
+// The run (started by bench/run.mjs): the same edit (a 12 MP JPEG fitted into 1024x1024, as JPEG, WEBP and
+// AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare node:http
+// server around sharp; throughput and latency at concurrency 1, 2 and 4. See bench/README.md.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { avifTune } from './avif-tune.mjs';
+import { writePhoto, PHOTO_HEIGHT, PHOTO_WIDTH } from './fixture.mjs';
+import { between, sample, waitForQuiet } from './cpu.mjs';
+import { closedLoop, summarise } from './load.mjs';
+import { describeMachine } from './machine.mjs';
+import { bare, inProcess, ipx, service, verify } from './methods.mjs';
+import { readOptions } from './options.mjs';
+import { startNodeServer, stopAll } from './processes.mjs';
+import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
+import { fitBounds } from './sharp-work.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const DOC = join(ROOT, 'docs', 'benchmarks.md');
+const DOC_TEMPLATE = '# Benchmarks\n\nHow they run: bench/README.md.\n\n{{results}}\n';
+
+const log = (line) => process.stdout.write(`${line}\n`);
+
+/** Environment of every server process: the service's start script's allocator setting, embedded mode. */
+function childEnv(folder) {
+  const env = { ...process.env, MALLOC_ARENA_MAX: '2' };
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'TEMP_BUCKET', 'PUBLIC_BASE_URL', 'PORT', 'HOST']) delete env[name];
+  const serviceEnv = {
+    ...env,
+    DATA_DIR: join(folder, 'data'),
+    ADMIN_API_KEY: randomBytes(30).toString('base64url'),
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_PER_MINUTE: '60000000',
+    LOG_LEVEL: 'warn',
+  };
+  return { env, serviceEnv };
+}
+
+/** Starts the methods asked for; (a) needs nothing. */
+async function startMethods(options, context) {
+  const starters = { a: inProcess, b: service, c: ipx, d: bare };
+  const methods = [];
+  for (const id of options.methods) {
+    log(`starting (${id}) ...`);
+    methods.push(await starters[id](context));
+  }
+  return methods;
+}
+
+/**
+ * Every cell (format x concurrency), each in `rounds` rounds; within a round every method runs once, in an
+ * order rotated from round to round and cell to cell so that a slow spell of the shared machine does not
+ * always fall on the same method.
+ */
+async function measure(options, methods, pids) {
+  const results = {};
+  let turn = 0;
+  let waitedMs = 0;
+  const first = sample(pids);
+  for (const format of options.formats) {
+    const { measured, rounds } = options.plan[format];
+    results[format] = {};
+    for (const concurrency of options.concurrency) {
+      const collected = new Map(methods.map((m) => [m.id, []]));
+      for (let round = 0; round < rounds; round++) {
+        const order = methods.map((_, i) => methods[(i + turn) % methods.length]);
+        turn++;
+        for (const method of order) {
+          const share = Math.round(measured / rounds);
+          const maxWaitMs = Math.min(options.quiet.maxWaitMs, options.quiet.budgetMs - waitedMs);
+          waitedMs += (await waitForQuiet(pids, { ...options.quiet, maxWaitMs })).waitedMs;
+          const before = sample(pids);
+          const result = await closedLoop(method.request(format), { concurrency, warmup: concurrency, measured: share });
+          const after = sample(pids);
+          result.cpu = between(before, after);
+          result.elapsed = before && after ? (after.at - before.at) / 1000 : 0;
+          collected.get(method.id).push(result);
+          const s = summarise([result]);
+          log(
+            `${format} c=${concurrency} round ${round + 1}/${rounds} (${method.id}): ${s.throughput.toFixed(2)} img/s, ` +
+              `p50 ${s.p50.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms, CPU ${s.cpuMsPerImage.toFixed(0)} ms/img, ` +
+              `others ${s.othersCores.toFixed(2)} cores`,
+          );
+        }
+      }
+      for (const [id, list] of collected) (results[format][id] ??= {})[concurrency] = summarise(list);
+    }
+  }
+  return { results, waitedMs, othersCores: between(first, sample(pids))?.othersCores };
+}
+
+async function main() {
+  const options = readOptions(process.argv.slice(2));
+  if (options.help) return log(options.help);
+  const began = performance.now();
+  const folder = mkdtempSync(join(tmpdir(), 'atelier-bench-'));
+  const { env, serviceEnv } = childEnv(folder);
+  try {
+    const machine = describeMachine();
+    const inputFolder = join(folder, 'input');
+    mkdirSync(inputFolder);
+    const photoPath = await writePhoto(inputFolder);
+    const photo = readFileSync(photoPath);
+    const size = fitBounds(PHOTO_WIDTH, PHOTO_HEIGHT);
+    const origin = await startNodeServer(join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'), [inputFolder], env);
+    const inputUrl = `http://127.0.0.1:${origin.port}/photo.jpg`;
+    log(`input ${inputUrl}: ${PHOTO_WIDTH}x${PHOTO_HEIGHT}, ${photo.length} bytes; output ${size.width}x${size.height}`);
+
+    const context = { photo, size, inputUrl, env, main: resolve(ROOT, options.main) };
+    const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
+    const methods = [];
+    for (const id of options.methods) methods.push(...(await startMethods({ methods: [id] }, contextFor(id))));
+
+    const sizes = {};
+    for (const method of methods) {
+      sizes[method.id] = await verify(method, options.formats, size);
+      log(`(${method.id}) ${method.label}: outputs checked (${JSON.stringify(sizes[method.id])} bytes)`);
+    }
+
+    const pids = [origin.child.pid, ...methods.filter((m) => m.child).map((m) => m.child.pid)];
+    const { results, waitedMs, othersCores } = await measure(options, methods, pids);
+    let avif;
+    if (options.formats.includes('avif')) {
+      log('AVIF tune side measurement ...');
+      avif = await avifTune(photo, size, options.avifTuneRuns);
+    }
+    await stopAll();
+
+    const seconds = (performance.now() - began) / 1000;
+    const input = { width: PHOTO_WIDTH, height: PHOTO_HEIGHT, bytes: photo.length };
+    log('');
+    for (const format of options.formats) log(formatTable(format, results, methods, options.concurrency));
+    log(targetLines(results, options.formats, methods));
+    if (options.json) writeFileSync(options.json, JSON.stringify({ machine, options, results, sizes, avif }, null, 2));
+    if (options.writeDoc) {
+      const section = renderResults({
+        ...{ machine, options, methods, results, sizes, avif, input, seconds, waitedMs, othersCores },
+      });
+      writeResults(DOC, section, DOC_TEMPLATE);
+      log(`\nwritten to ${DOC}`);
+    } else {
+      log('\n(docs/benchmarks.md not written: not a full run; --doc forces it)');
+    }
+    log(`run time ${(seconds / 60).toFixed(1)} min, of which ${(waitedMs / 60000).toFixed(1)} min waiting for a quieter machine`);
+  } finally {
+    await stopAll();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+export function run() {
+  return main().catch(async (error) => {
+    process.stderr.write(`bench failed: ${error?.stack ?? error}\n`);
+    await stopAll();
+    process.exitCode = 1;
+  });
+}
