@@ -162,7 +162,10 @@ describe('input from a storage, output to a storage file', () => {
 
   it('answers 422 at output.destination when the extension and the format disagree, before reading the input', async () => {
     const url = images.url('/mismatch.jpg');
-    const response = await edit({ input: url, output: { destination: 'storage://plain/x/result.webp', format: 'png' } });
+    const response = await edit({
+      input: url,
+      output: { destination: 'storage://plain/x/result.webp', format: 'png' },
+    });
     expect(response.status).toBe(422);
     expect(Object.keys(response.body.error_details)).toEqual(['output.destination']);
     expect(images.hits.get('/mismatch.jpg') ?? 0).toBe(0);
