@@ -176,6 +176,12 @@ describe('input from a storage, output to a storage file', () => {
     expect(agreeing.status).toBe(200);
   });
 
+  it('answers 422 at output.destination for an extension Atelier does not write (.gif)', async () => {
+    const response = await edit({ input: 'storage://media/path/photo.jpg', output: 'storage://plain/x/photo.gif' });
+    expect(response.status).toBe(422);
+    expect(response.body.error_details['output.destination'][0]).toMatch(/\.gif files cannot be written/);
+  });
+
   it('writes to a storage without a path at the key itself', async () => {
     const response = await edit({
       input: 'storage://plain/in/red shoe.png',

@@ -49,6 +49,12 @@ async function startMethods(options, context) {
   return methods;
 }
 
+/** `client 3, origin 1, b 80, ...`: each process's CPU ms per request of one measurement. */
+function perImage(result) {
+  const each = Object.entries(result.cpu?.eachMs ?? {});
+  return each.map(([label, ms]) => `${label} ${(ms / result.requests).toFixed(0)}`).join(', ');
+}
+
 /**
  * Every cell (format x concurrency), each in `rounds` rounds; within a round every method runs once, in an
  * order rotated from round to round and cell to cell so that a slow spell of the shared machine does not
@@ -81,7 +87,7 @@ async function measure(options, methods, pids) {
           log(
             `${format} c=${concurrency} round ${round + 1}/${rounds} (${method.id}): ${s.throughput.toFixed(2)} img/s, ` +
               `p50 ${s.p50.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms, CPU ${s.cpuMsPerImage.toFixed(0)} ms/img, ` +
-              `others ${s.othersCores.toFixed(2)} cores`,
+              `others ${s.othersCores.toFixed(2)} cores; CPU ms/img by process ${perImage(result)}`,
           );
         }
       }
@@ -119,7 +125,7 @@ async function main() {
       log(`(${method.id}) ${method.label}: outputs checked (${JSON.stringify(sizes[method.id])} bytes)`);
     }
 
-    const pids = [origin.child.pid, ...methods.filter((m) => m.child).map((m) => m.child.pid)];
+    const pids = { origin: origin.child.pid, ...Object.fromEntries(methods.filter((m) => m.child).map((m) => [m.id, m.child.pid])) };
     const { results, waitedMs, othersCores } = await measure(options, methods, pids);
     let avif;
     if (options.formats.includes('avif')) {

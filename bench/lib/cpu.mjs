@@ -31,24 +31,33 @@ function processTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** A reading of the machine's and our processes' CPU counters, with the time it was taken. */
+/**
+ * A reading of the machine's and our processes' CPU counters, with the time it was taken.
+ * @param {Record<string, number>} pids our processes besides this one, by label
+ */
 export function sample(pids) {
   const busy = machineBusy();
   if (busy === undefined) return undefined;
-  const ours = ['self', ...pids].reduce((sum, pid) => sum + processTicks(pid), 0);
-  return { busy, ours, at: performance.now() };
+  const each = { client: processTicks('self') };
+  for (const [label, pid] of Object.entries(pids)) each[label] = processTicks(pid);
+  const ours = Object.values(each).reduce((sum, ticks) => sum + ticks, 0);
+  return { busy, ours, each, at: performance.now() };
 }
 
 /**
- * Between two readings: our CPU milliseconds, and other processes' average load in cores.
- * @returns {{oursMs: number, othersCores: number} | undefined}
+ * Between two readings: our CPU milliseconds, in all and by process, and other processes' average load in
+ * cores.
+ * @returns {{oursMs: number, eachMs: Record<string, number>, othersCores: number} | undefined}
  */
 export function between(before, after) {
   if (!before || !after) return undefined;
   const seconds = (after.at - before.at) / 1000;
   const ours = after.ours - before.ours;
   const others = Math.max(0, after.busy - before.busy - ours);
-  return { oursMs: (ours / TICKS_PER_SECOND) * 1000, othersCores: others / TICKS_PER_SECOND / seconds };
+  const eachMs = Object.fromEntries(
+    Object.keys(after.each).map((label) => [label, ((after.each[label] - before.each[label]) / TICKS_PER_SECOND) * 1000]),
+  );
+  return { oursMs: (ours / TICKS_PER_SECOND) * 1000, eachMs, othersCores: others / TICKS_PER_SECOND / seconds };
 }
 
 /**

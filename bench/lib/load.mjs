@@ -57,19 +57,26 @@ const sum = (values) => values.reduce((total, value) => total + value, 0);
 
 /**
  * Merges rounds of one cell: throughput over all windows together, percentiles over all latencies, and,
- * where a round carries `cpu` ({oursMs, othersCores} over `elapsed` s), our CPU ms per request and the
- * other processes' load averaged over time.
+ * where a round carries `cpu` ({oursMs, eachMs, othersCores} over `elapsed` s), our CPU ms per request (in
+ * all and by process) and the other processes' load averaged over time.
  */
 export function summarise(rounds) {
   const latencies = rounds.flatMap((round) => round.latencies);
   const withCpu = rounds.filter((round) => round.cpu);
   const elapsed = sum(withCpu.map((round) => round.elapsed));
+  const requests = sum(withCpu.map((round) => round.requests));
   return {
     count: latencies.length,
     throughput: latencies.length / sum(rounds.map((round) => round.seconds)),
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
-    cpuMsPerImage: sum(withCpu.map((round) => round.cpu.oursMs)) / sum(withCpu.map((round) => round.requests)),
+    cpuMsPerImage: sum(withCpu.map((round) => round.cpu.oursMs)) / requests,
+    cpuMsPerImageBy: Object.fromEntries(
+      Object.keys(withCpu[0]?.cpu.eachMs ?? {}).map((label) => [
+        label,
+        sum(withCpu.map((round) => round.cpu.eachMs[label])) / requests,
+      ]),
+    ),
     othersCores: sum(withCpu.map((round) => round.cpu.othersCores * round.elapsed)) / elapsed,
   };
 }

@@ -39,6 +39,15 @@ const ratio = (results, format, x, y, c) => {
   return top && bottom ? top.throughput / bottom.throughput : NaN;
 };
 
+/** `(b) 80 = server 75 + client 3 + origin 2`: all bench processes, and the ones that did the work. */
+function cpuLine(id, cell) {
+  if (!Number.isFinite(cell?.cpuMsPerImage)) return undefined;
+  const by = cell.cpuMsPerImageBy ?? {};
+  const server = id === 'a' ? by.client : by[id];
+  const parts = id === 'a' ? [] : [`server ${fixed(server, 0)}`, `client ${fixed(by.client, 0)}`, `origin ${fixed(by.origin, 0)}`];
+  return `(${id}) ${fixed(cell.cpuMsPerImage, 0)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
 /** The issue's targets and the floor, as sentences with the figures in them. */
 export function targetLines(results, formats, methods) {
   const lines = [];
@@ -64,12 +73,8 @@ export function targetLines(results, formats, methods) {
     }
   }
   for (const format of formats) {
-    const cpu = methods
-      .map((m) => [m.id, results[format]?.[m.id]?.[2]?.cpuMsPerImage])
-      .filter(([, ms]) => Number.isFinite(ms));
-    if (cpu.length > 1) {
-      lines.push(`- CPU ms per ${format} image at concurrency 2 (all bench processes): ${cpu.map(([id, ms]) => `(${id}) ${fixed(ms, 0)}`).join(', ')}.`);
-    }
+    const cpu = methods.map((m) => cpuLine(m.id, results[format]?.[m.id]?.[2])).filter(Boolean);
+    if (cpu.length > 1) lines.push(`- CPU ms per ${format} image at concurrency 2: ${cpu.join('; ')}.`);
   }
   return lines.join('\n');
 }

@@ -15,8 +15,11 @@ import {
   RequestValidationPipe,
   RouteRegistry,
   requestIdFor,
+  ServiceException,
 } from '@app/common';
 import { ApiModule } from './api.module';
+import { UPLOAD_ROUTE } from './image-edit/image-edit.controller';
+import { uploadLimits } from './image-edit/read-upload';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { setupOpenApi } from './openapi/openapi';
 
@@ -67,9 +70,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
-  // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field.
-  await app.register(multipart, {
-    limits: { fileSize: config.fetchMaxBytes, files: 1, fields: 2, fieldSize: config.maxJsonBodyBytes, parts: 4 },
+  // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
+  // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
+  await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });
+  fastify.addHook('preValidation', (request, reply, done) => {
+    if (request.isMultipart() && request.routeOptions.url !== UPLOAD_ROUTE) {
+      done(new ServiceException('UNSUPPORTED_MEDIA_TYPE'));
+      return;
+    }
+    done();
   });
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());

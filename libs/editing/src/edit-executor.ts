@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, mediaTypeOfExtension, MEDIA_TYPES, ServiceException } from '@app/common';
+import {
+  AppConfig,
+  isOutputMediaType,
+  mediaTypeOfExtension,
+  MEDIA_TYPES,
+  ServiceException,
+  type OutputMediaType,
+} from '@app/common';
 import { ImagePipeline, type ImageProbe, type PipelineResult } from '@app/image-pipeline';
 import { readWhole, SafeFetcher, StorageResolver, TemporaryBucket, type ResolvedReference } from '@app/storage';
 import { ConcurrencyGate } from './concurrency-gate';
@@ -39,27 +46,33 @@ export class EditExecutor {
     this.gate = new ConcurrencyGate(config.editConcurrency, config.editQueueLimit);
   }
 
+  /**
+   * The gate covers reading the input and the pixel work, so that at most EDIT_CONCURRENCY inputs are held
+   * in memory at once (waiting requests hold nothing but their request); the result is written after the
+   * slot is given back.
+   */
   async execute(accountId: number, request: EditRequest, upload?: EditSource): Promise<EditResult> {
     const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
-    const source = upload ?? (await this.load(accountId, request.input ?? ''));
-    return this.gate.run(async () => {
+    const { probe, result, name } = await this.gate.run(async () => {
+      const source = upload
+        ? { ...upload, name: fileName(upload.name) }
+        : await this.load(accountId, request.input ?? '');
       const probe = await this.probe(source.bytes);
       const plan = planEdit(request, probe, {
         maxPixels: this.config.maxInputPixels,
         destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
       });
       assertImplemented(request);
-      let result: PipelineResult;
       try {
-        result = await this.pipeline.run(source.bytes, probe, plan);
+        return { probe, result: await this.pipeline.run(source.bytes, probe, plan), name: source.name };
       } catch (error) {
         throw toImageError(error);
       }
-      return {
-        input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
-        output: await this.write(result, destination, source.name),
-      };
     });
+    return {
+      input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
+      output: await this.write(result, destination, name),
+    };
   }
 
   private async probe(bytes: Buffer): Promise<ImageProbe> {
@@ -73,8 +86,9 @@ export class EditExecutor {
   /** Downloads a URL (SafeFetcher: address policy, timeouts, size cap) or reads a storage object (size cap). */
   private async load(accountId: number, input: string): Promise<EditSource> {
     if (!input.startsWith('storage://')) {
+      // named after the URL the client gave, not where redirects led
       const download = await this.fetcher.download(input);
-      return { bytes: download.buffer, name: lastSegment(new URL(download.url).pathname) };
+      return { bytes: download.buffer, name: fileName(urlPathName(input)) };
     }
     const resolved = await this.resolver.resolve(accountId, input, 'input');
     if (resolved.isFolder) {
@@ -82,7 +96,7 @@ export class EditExecutor {
     }
     const object = await resolved.driver.read(resolved.path);
     const bytes = await readWhole(object.stream, this.config.fetchMaxBytes, input, object.size);
-    return { bytes, name: lastSegment(resolved.path) };
+    return { bytes, name: fileName(resolved.path) };
   }
 
   /** The output destination, checked before any work: a writable storage of the caller's account. */
@@ -101,7 +115,13 @@ export class EditExecutor {
       });
     }
     const resolved = await this.resolver.resolve(accountId, destination, field);
-    const named = resolved.isFolder ? undefined : formatOfPath(resolved.path);
+    const extension = resolved.isFolder ? undefined : mediaTypeOfExtension(extensionOf(resolved.path));
+    if (extension && !isOutputMediaType(extension.type)) {
+      throw ServiceException.validation({
+        [field]: [`.${extensionOf(resolved.path)} files cannot be written; use jpg, png, webp, avif or tiff`],
+      });
+    }
+    const named = extension?.type;
     if (named && format && named !== format) {
       throw ServiceException.validation({
         [field]: [`the file extension names ${named} but output.format is ${format}; make them agree`],
@@ -143,16 +163,22 @@ export class EditExecutor {
   }
 }
 
-/** `a/b/red%20shoe.png` -> `red shoe.png`; `image` when there is no usable name. */
-function lastSegment(path: string): string {
-  const segment = path.split('/').filter(Boolean).pop() ?? '';
-  let name = segment;
+/** The last path segment of a URL, percent-decoded where it decodes. */
+function urlPathName(url: string): string {
+  const segment = new URL(url).pathname.split('/').filter(Boolean).pop() ?? '';
   try {
-    name = decodeURIComponent(segment);
+    return decodeURIComponent(segment);
   } catch {
-    // keep the raw segment
+    return segment;
   }
-  name = name.replace(/[\\/\u0000-\u001f]/g, '_');
+}
+
+/**
+ * The one rule for the name a result takes in a folder, from a URL's segment, a storage path or an uploaded
+ * file's name: the last segment, without control characters; `image` when nothing usable is left.
+ */
+function fileName(raw: string): string {
+  const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '_').trim();
   return name === '' || name === '.' || name === '..' ? 'image' : name;
 }
 
@@ -162,10 +188,13 @@ function baseName(name: string): string {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-/** The output format a file destination's extension asks for (`.webp` -> webp), when it is an output format. */
-function formatOfPath(path: string): 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff' | undefined {
+function extensionOf(path: string): string {
   const name = path.split('/').pop() ?? '';
-  if (!name.includes('.')) return undefined;
-  const type = mediaTypeOfExtension(name.split('.').pop() ?? '')?.type;
-  return type === 'jpeg' || type === 'png' || type === 'webp' || type === 'avif' || type === 'tiff' ? type : undefined;
+  return name.includes('.') ? (name.split('.').pop() ?? '') : '';
+}
+
+/** The output format a file destination's extension asks for (`.webp` -> webp), when it is an output format. */
+function formatOfPath(path: string): OutputMediaType | undefined {
+  const type = mediaTypeOfExtension(extensionOf(path))?.type;
+  return type && isOutputMediaType(type) ? type : undefined;
 }

@@ -1,4 +1,4 @@
-import { ServiceException } from '@app/common';
+import { isOutputMediaType, MEDIA_TYPES, outputCapabilities, ServiceException } from '@app/common';
 import type {
   AdjustPlan,
   ColourPlan,
@@ -9,14 +9,14 @@ import type {
   Rgba,
   Sides,
 } from '@app/image-pipeline';
+import { FORMAT_DEFAULTS } from './dto/format-options.dto';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request';
-import { planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
+import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
 /** Target limits of the operations that redraw the image (contract "Limits"). */
 export const POLISH_MAX_PIXELS = 16_000_000;
 export const OUTPAINT_MAX_PIXELS = 16_777_216;
 
-const ALPHA_FORMATS = new Set<OutputFormat>(['png', 'webp', 'avif', 'tiff']);
 const WHITE: Rgba = { r: 255, g: 255, b: 255, alpha: 1 };
 const TRANSPARENT: Rgba = { r: 0, g: 0, b: 0, alpha: 0 };
 
@@ -37,9 +37,7 @@ function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanCont
   const asked = request.output.format?.type ?? context.destinationFormat ?? context.defaultFormat;
   if (asked) return asked;
   const format = probe.format;
-  if (format === 'jpeg' || format === 'png' || format === 'webp' || format === 'avif' || format === 'tiff')
-    return format;
-  return format === 'heic' ? 'jpeg' : 'png';
+  return isOutputMediaType(format) ? format : (MEDIA_TYPES[format].writtenAs ?? 'png');
 }
 
 /** The format options with the contract's defaults. */
@@ -49,12 +47,12 @@ function encodePlan(format: OutputFormat, options: FormatOptions | undefined): E
     case 'jpeg':
       return o?.type === 'jpeg'
         ? { format, quality: o.quality, progressive: o.progressive }
-        : { format, quality: 85, progressive: true };
+        : { format, quality: FORMAT_DEFAULTS.jpegQuality, progressive: FORMAT_DEFAULTS.jpegProgressive };
     case 'png':
-      return { format, compression: o?.type === 'png' ? o.compression : 'optimal' };
+      return { format, compression: o?.type === 'png' ? o.compression : FORMAT_DEFAULTS.pngCompression };
     case 'webp':
     case 'avif': {
-      const fallback = format === 'webp' ? 75 : 50;
+      const fallback = format === 'webp' ? FORMAT_DEFAULTS.webpQuality : FORMAT_DEFAULTS.avifQuality;
       if (o && (o.type === 'webp' || o.type === 'avif')) {
         return o.lossless
           ? { format, lossless: true, quality: fallback }
@@ -65,7 +63,7 @@ function encodePlan(format: OutputFormat, options: FormatOptions | undefined): E
     case 'tiff':
       return o?.type === 'tiff' && o.compression === 'jpeg'
         ? { format, compression: 'jpeg', quality: o.quality }
-        : { format, compression: 'lzw', quality: 75 };
+        : { format, compression: 'lzw', quality: FORMAT_DEFAULTS.tiffLossyQuality };
   }
 }
 
@@ -94,7 +92,7 @@ function resolveSides(lengths: SideLengths, width: number, height: number, field
 function backgroundColour(request: EditRequest, probe: ImageProbe, format: OutputFormat): Rgba {
   const colour = request.operations.background?.color;
   if (colour?.kind === 'transparent') {
-    if (!ALPHA_FORMATS.has(format)) {
+    if (!outputCapabilities(format).alpha) {
       throw ServiceException.validation({
         'operations.background.color': [
           `transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`,
@@ -104,7 +102,7 @@ function backgroundColour(request: EditRequest, probe: ImageProbe, format: Outpu
     return TRANSPARENT;
   }
   if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
-  return probe.hasAlpha && ALPHA_FORMATS.has(format) ? TRANSPARENT : WHITE;
+  return probe.hasAlpha && outputCapabilities(format).alpha ? TRANSPARENT : WHITE;
 }
 
 function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
@@ -129,6 +127,10 @@ function adjustPlan(request: EditRequest): AdjustPlan | undefined {
     sharpness: a.sharpness ?? 0,
     ...(a.hdr && { hdr: { intensity: a.hdr.intensity, stitching: a.hdr.stitching } }),
   };
+}
+
+function checkSize(field: string, size: Dimensions, limit: number, what: string): void {
+  if (size.width * size.height > limit) throw tooManyPixels(field, size, limit, what);
 }
 
 function tooManyPixels(field: string, size: Dimensions, limit: number, what: string): ServiceException {
@@ -189,6 +191,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
       width: size.width + plan.padding.left + plan.padding.right,
       height: size.height + plan.padding.top + plan.padding.bottom,
     };
+    checkSize('operations.padding', size, context.maxPixels, 'the padded image');
   }
   checkOutpaint(request, size);
   const upscale = restorations?.upscale === 'smart_resize' ? { method: 'smart_resize' as const } : undefined;
@@ -197,11 +200,22 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
       ? undefined
       : planResize(resizeRequest(request), size, { upscale, fill });
   if (resize) {
+    // a smart crop scores the whole image scaled to cover the box before it cuts (libvips computes a centre
+    // crop lazily): that size is held in memory too
+    if (resize.mode === 'crop' && resize.position === 'smart') {
+      checkSize('operations.resizing', coverSize(size, resize), context.maxPixels, 'the image scaled to cover the box');
+    }
     plan.resize = resize;
     size = { width: resize.width, height: resize.height };
+    checkSize('operations.resizing', size, context.maxPixels, 'the result');
   }
-  if (size.width * size.height > context.maxPixels) {
-    throw tooManyPixels('operations.resizing', size, context.maxPixels, 'the result');
+  const { maxSide } = outputCapabilities(format);
+  if (Math.max(size.width, size.height) > maxSide) {
+    throw ServiceException.validation({
+      [resize ? 'operations.resizing' : 'output.format']: [
+        `the result would be ${size.width}x${size.height}; ${format} holds at most ${maxSide} pixels per side`,
+      ],
+    });
   }
   if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
     throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');

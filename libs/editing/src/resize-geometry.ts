@@ -67,6 +67,15 @@ export function targetSize(
   return { box: keepAspect(size, given, value), mode: canvas };
 }
 
+/** The size a crop scales the image to before it cuts the box out (covering it, aspect ratio kept). */
+export function coverSize(size: Dimensions, box: Dimensions): Dimensions {
+  const scale = Math.max(box.width / size.width, box.height / size.height);
+  return {
+    width: Math.max(box.width, side(size.width * scale)),
+    height: Math.max(box.height, side(size.height * scale)),
+  };
+}
+
 /** The image's size inside a canvas: unchanged when it fits, else scaled down to fit (never enlarged). */
 export function canvasInner(size: Dimensions, box: Dimensions): Dimensions {
   const scale = Math.min(1, box.width / size.width, box.height / size.height);

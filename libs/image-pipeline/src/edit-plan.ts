@@ -1,3 +1,5 @@
+import type { OutputMediaType } from '@app/common';
+
 /**
  * The typed, normalised form of an edit that {@link ImagePipeline} runs. Everything here is resolved:
  * percentages are pixels, defaults are filled, colours are numbers. The pipeline parses nothing.
@@ -54,7 +56,8 @@ export interface AdjustPlan {
   hdr?: HdrPlan;
 }
 
-export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff';
+/** The formats an edit writes (the one format table: libs/common/src/media/media-type.ts). */
+export type OutputFormat = OutputMediaType;
 export type CmykProfileName = 'ISO_Coated' | 'ISO_Uncoated' | 'USWeb_Coated' | 'USWeb_Uncoated';
 
 export type EncodePlan =

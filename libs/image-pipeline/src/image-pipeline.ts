@@ -1,8 +1,4 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { AppConfig } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
@@ -10,11 +6,12 @@ import { decodeError, openInput } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { adjust } from './operations/adjust.operation';
 import { flattenOnto } from './operations/background.operation';
-import { encode, type SourceColour } from './operations/encode.operation';
+import { encode, usesSourceProfile, type SourceColour } from './operations/encode.operation';
+import { ProfileFiles } from './colour/profile-files';
 import { pad } from './operations/padding.operation';
 import { resize } from './operations/resize.operation';
 import { decompress, resolveDecompress } from './operations/restore.operation';
-import type { StageImage } from './operations/stage';
+import { materialize, type StageImage } from './operations/stage';
 import { PixelPool } from './workers/pixel-pool';
 
 /** An encoded result with what its bytes are. */
@@ -33,9 +30,12 @@ export interface PipelineResult {
 @Injectable()
 export class ImagePipeline implements OnModuleDestroy {
   private readonly pool = new PixelPool();
-  private readonly profiles = new Map<string, Promise<string>>();
+  private readonly profiles = new ProfileFiles();
 
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {
+    // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
+    sharp.cache(false);
+  }
 
   /** The header of an input, refused (PixelLimitError) when over MAX_INPUT_PIXELS. */
   async probe(bytes: Buffer): Promise<ImageProbe> {
@@ -61,32 +61,28 @@ export class ImagePipeline implements OnModuleDestroy {
       hasAlpha: probe.hasAlpha,
       fresh: true,
     };
+    // 16-bit pixels (and sharp's Display P3 working space for them) become 8-bit sRGB before any operation
+    // whose constants assume 0..255 sRGB values; a plain resize and encode keep the fast single pipeline.
+    const wide = probe.space === 'rgb16' || probe.space === 'grey16';
+    if (wide && (plan.decompress || plan.flatten || plan.padding || plan.adjust)) stage = await materialize(stage);
     const strength = plan.decompress && resolveDecompress(plan.decompress, bytes);
     if (strength) stage = await decompress(stage, strength, this.pool);
     if (plan.flatten) stage = await flattenOnto(stage, plan.flatten);
     if (plan.padding && plan.paddingFill) stage = await pad(stage, plan.padding, plan.paddingFill);
     if (plan.resize) stage = await resize(stage, plan.resize);
     if (plan.adjust) stage = await adjust(stage, plan.adjust, this.pool);
-    const colour: SourceColour = { space: probe.space, iccPath: probe.icc && (await this.profileFile(probe.icc)) };
+    const ownProfile = probe.icc && usesSourceProfile(plan.colour, plan.encode, probe.space);
+    const colour: SourceColour = {
+      space: probe.space,
+      iccPath: ownProfile ? await this.profiles.path(probe.icc!) : undefined,
+    };
     const output = encode(stage.image, plan, colour);
     const { data, info } = await output.toBuffer({ resolveWithObject: true });
     return { data, format: plan.encode.format, width: info.width, height: info.height };
   }
 
-  /** sharp takes a profile by path: an embedded profile is written once to the temporary folder. */
-  private profileFile(icc: Buffer): Promise<string> {
-    const name = createHash('sha256').update(icc).digest('hex').slice(0, 32);
-    let file = this.profiles.get(name);
-    if (!file) {
-      const folder = join(tmpdir(), 'atelier-icc');
-      const path = join(folder, `${name}.icc`);
-      file = mkdir(folder, { recursive: true }).then(() => writeFile(path, icc).then(() => path));
-      this.profiles.set(name, file);
-    }
-    return file;
-  }
-
   async onModuleDestroy(): Promise<void> {
     await this.pool.close();
+    await this.profiles.close();
   }
 }

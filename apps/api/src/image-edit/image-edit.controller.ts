@@ -12,6 +12,9 @@ import { readUpload } from './read-upload';
 const ORDER =
   'Operations run in this order: decode (EXIF orientation applied) -> restorations -> background -> padding -> resizing -> adjustments -> encode (format, metadata, colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h).';
 
+/** The route of uploads: the one route that takes multipart bodies. */
+export const UPLOAD_ROUTE = '/v1/image/edit/upload';
+
 /** The answers of both edit routes besides 200 and 422. */
 const ApiEditErrors = () =>
   applyDecorators(

@@ -5,13 +5,20 @@ export interface Upload {
   bytes: Buffer;
   /** The file name the client sent, used to name results in folders; `image` when none. */
   filename: string;
-  /** The `data` field parsed as JSON (the edit request without `input`); `{}` when absent. */
+  /** The `data` part as JSON (the edit request without `input`); `{}` when absent. */
   data: unknown;
 }
 
+/** The multipart limits of the upload route (registered with @fastify/multipart in app.factory.ts). */
+export function uploadLimits(maxFileBytes: number, maxDataBytes: number) {
+  // one more file and field than allowed, so that an extra part is named in a 422 rather than cut off
+  return { fileSize: maxFileBytes, files: 2, fields: 3, fieldSize: maxDataBytes, parts: 5 };
+}
+
 /**
- * Reads `POST /v1/image/edit/upload`: one part `file` (the image) and an optional part `data` (a JSON string).
- * The file is capped by @fastify/multipart's `fileSize` limit (413 past it); other parts are refused.
+ * Reads `POST /v1/image/edit/upload`: one part `file` (the image) and at most one part `data` (a JSON string,
+ * or a part typed application/json). The file is capped at FETCH_MAX_BYTES (413), `data` at
+ * MAX_JSON_BODY_BYTES (413); other or repeated parts are refused (422); a malformed body is a 400.
  */
 export async function readUpload(request: FastifyRequest): Promise<Upload> {
   if (!request.isMultipart()) {
@@ -20,27 +27,59 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
       'Send multipart/form-data with a `file` part and a `data` part.',
     );
   }
+  try {
+    return await readParts(request);
+  } catch (error) {
+    throw uploadError(error);
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<Upload> {
   let file: { bytes: Buffer; filename: string } | undefined;
-  let data: unknown = {};
+  let data: unknown;
   for await (const part of request.parts()) {
     if (part.type === 'file' && part.fieldname === 'file' && !file) {
       file = { bytes: await part.toBuffer(), filename: part.filename || 'image' };
-    } else if (part.type === 'field' && part.fieldname === 'data') {
+    } else if (part.type === 'field' && part.fieldname === 'data' && data === undefined) {
+      if (part.valueTruncated) throw new ServiceException('PAYLOAD_TOO_LARGE', 'The `data` part is too large.');
       data = parseData(part.value);
     } else {
       if (part.type === 'file') part.file.resume();
-      throw ServiceException.validation({ [part.fieldname]: ['unknown part; send only `file` and `data`'] });
+      throw ServiceException.validation({
+        [part.fieldname]: ['unexpected part; send one `file` part and at most one `data` part'],
+      });
     }
   }
   if (!file) throw ServiceException.validation({ file: ['the image file is required (multipart part `file`)'] });
-  return { ...file, data };
+  return { ...file, data: data ?? {} };
 }
 
+/** A string is parsed; a part sent as application/json arrives parsed already. */
 function parseData(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null) return value;
   if (typeof value !== 'string' || value.trim() === '') return {};
   try {
     return JSON.parse(value);
   } catch {
     throw new ServiceException('MALFORMED_BODY', 'The `data` part is not valid JSON.');
   }
+}
+
+/** @fastify/multipart's and busboy's errors as the service's: 413 for size limits, 400 for malformed bodies. */
+function uploadError(error: unknown): unknown {
+  if (error instanceof ServiceException) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === 'FST_REQ_FILE_TOO_LARGE') {
+    return new ServiceException('PAYLOAD_TOO_LARGE', 'The uploaded file is larger than the limit (FETCH_MAX_BYTES).');
+  }
+  if (code === 'FST_INVALID_JSON_FIELD_ERROR') {
+    return new ServiceException('MALFORMED_BODY', 'The `data` part is not valid JSON.');
+  }
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return ServiceException.validation({ body: ['too many parts; send one `file` part and at most one `data` part'] });
+  }
+  if (code?.startsWith('FST_') || /multipart|boundary|unexpected end|malformed/i.test(message ?? '')) {
+    return new ServiceException('BAD_REQUEST', 'The multipart body is malformed.');
+  }
+  return error;
 }

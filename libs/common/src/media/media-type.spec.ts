@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ImageMediaType, MEDIA_TYPES, mediaTypeOfExtension, mediaTypeOfMime, sniffMediaType } from './media-type';
+import {
+  ImageMediaType,
+  isOutputMediaType,
+  MEDIA_TYPES,
+  mediaTypeOfExtension,
+  mediaTypeOfMime,
+  outputCapabilities,
+  sniffMediaType,
+} from './media-type';
 
 /** An ISO-BMFF `ftyp` box with its major and compatible brands, followed by a few bytes of the next box. */
 function ftyp(major: string, compatible: string[]): Buffer {
@@ -70,9 +78,9 @@ describe('MEDIA_TYPES and look-ups', () => {
       expect(mediaTypeOfExtension(info.ext)).toEqual({ type, ...info });
       expect(mediaTypeOfMime(info.mime)).toEqual({ type, ...info });
     }
-    expect(MEDIA_TYPES.jpeg).toEqual({ mime: 'image/jpeg', ext: 'jpg' });
-    expect(MEDIA_TYPES.heic).toEqual({ mime: 'image/heic', ext: 'heic' });
-    expect(MEDIA_TYPES.tiff).toEqual({ mime: 'image/tiff', ext: 'tiff' });
+    expect(MEDIA_TYPES.jpeg).toMatchObject({ mime: 'image/jpeg', ext: 'jpg' });
+    expect(MEDIA_TYPES.heic).toMatchObject({ mime: 'image/heic', ext: 'heic' });
+    expect(MEDIA_TYPES.tiff).toMatchObject({ mime: 'image/tiff', ext: 'tiff' });
   });
 
   it('accepts common aliases, case and a leading dot', () => {
@@ -89,5 +97,25 @@ describe('MEDIA_TYPES and look-ups', () => {
     expect(mediaTypeOfExtension('')).toBeUndefined();
     expect(mediaTypeOfMime('text/plain')).toBeUndefined();
     expect(mediaTypeOfMime('image/svg+xml')).toBeUndefined();
+  });
+});
+
+describe('the output side of the format table', () => {
+  it('writes five formats; the others are written as PNG or JPEG', () => {
+    const types = Object.keys(MEDIA_TYPES) as ImageMediaType[];
+    expect(types.filter(isOutputMediaType).sort()).toEqual(['avif', 'jpeg', 'png', 'tiff', 'webp']);
+    expect(types.filter((type) => !isOutputMediaType(type)).map((type) => [type, MEDIA_TYPES[type].writtenAs])).toEqual(
+      [
+        ['gif', 'png'],
+        ['heic', 'jpeg'],
+        ['bmp', 'png'],
+      ],
+    );
+  });
+
+  it('knows what each format holds', () => {
+    expect(outputCapabilities('jpeg')).toMatchObject({ alpha: false, cmyk: true, grey: true });
+    expect(outputCapabilities('webp')).toMatchObject({ alpha: true, cmyk: false, grey: false, maxSide: 16_383 });
+    expect(outputCapabilities('avif').maxSide).toBe(16_384);
   });
 });

@@ -6,23 +6,52 @@
 /** The image formats Atelier reads. */
 export type ImageMediaType = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heic' | 'tiff' | 'bmp';
 
+/** The formats Atelier writes. */
+export type OutputMediaType = 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff';
+
+/** What a written format can hold. */
+export interface OutputCapabilities {
+  /** An alpha channel. */
+  readonly alpha: boolean;
+  /** CMYK pixels. */
+  readonly cmyk: boolean;
+  /** One grey channel (else grey is written as RGB). */
+  readonly grey: boolean;
+  /** Largest width or height the encoder accepts, in pixels. */
+  readonly maxSide: number;
+}
+
 export interface MediaTypeInfo {
   /** Canonical MIME type, as written in Content-Type headers. */
   readonly mime: string;
   /** Canonical file extension, without the dot. */
   readonly ext: string;
+  /** For the formats Atelier writes: what the format holds. */
+  readonly output?: OutputCapabilities;
+  /** For the formats it only reads: the format an edit writes by default instead. */
+  readonly writtenAs?: OutputMediaType;
 }
 
 export const MEDIA_TYPES: Readonly<Record<ImageMediaType, MediaTypeInfo>> = {
-  jpeg: { mime: 'image/jpeg', ext: 'jpg' },
-  png: { mime: 'image/png', ext: 'png' },
-  gif: { mime: 'image/gif', ext: 'gif' },
-  webp: { mime: 'image/webp', ext: 'webp' },
-  avif: { mime: 'image/avif', ext: 'avif' },
-  heic: { mime: 'image/heic', ext: 'heic' },
-  tiff: { mime: 'image/tiff', ext: 'tiff' },
-  bmp: { mime: 'image/bmp', ext: 'bmp' },
+  jpeg: { mime: 'image/jpeg', ext: 'jpg', output: { alpha: false, cmyk: true, grey: true, maxSide: 65_535 } },
+  png: { mime: 'image/png', ext: 'png', output: { alpha: true, cmyk: false, grey: true, maxSide: 1_000_000 } },
+  gif: { mime: 'image/gif', ext: 'gif', writtenAs: 'png' },
+  webp: { mime: 'image/webp', ext: 'webp', output: { alpha: true, cmyk: false, grey: false, maxSide: 16_383 } },
+  avif: { mime: 'image/avif', ext: 'avif', output: { alpha: true, cmyk: false, grey: false, maxSide: 16_384 } },
+  heic: { mime: 'image/heic', ext: 'heic', writtenAs: 'jpeg' },
+  tiff: { mime: 'image/tiff', ext: 'tiff', output: { alpha: true, cmyk: true, grey: true, maxSide: 1_000_000 } },
+  bmp: { mime: 'image/bmp', ext: 'bmp', writtenAs: 'png' },
 };
+
+/** What an output format holds. */
+export function outputCapabilities(format: OutputMediaType): OutputCapabilities {
+  return MEDIA_TYPES[format].output as OutputCapabilities;
+}
+
+/** Whether a format is one Atelier writes. */
+export function isOutputMediaType(type: ImageMediaType): type is OutputMediaType {
+  return MEDIA_TYPES[type].output !== undefined;
+}
 
 /** Bytes {@link sniffMediaType} needs to see to recognise every format (the ISO-BMFF `ftyp` box may list brands). */
 export const SNIFF_BYTES = 64;

@@ -1,3 +1,4 @@
+import { CMYK_PROFILE_NAMES, type CmykProfileName } from '@app/image-pipeline';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Allow, IsIn, IsOptional } from 'class-validator';
 import { IsIntegerIn, IsLocation, LOCATION_MAX_LENGTH } from './edit-values';
@@ -14,8 +15,8 @@ import {
 
 export const COLOR_SPACES = ['RGB', 'CMYK'] as const;
 export type ColorSpaceName = (typeof COLOR_SPACES)[number];
-export const CMYK_PROFILES = ['ISO_Coated', 'ISO_Uncoated', 'USWeb_Coated', 'USWeb_Uncoated'] as const;
-export type CmykProfile = (typeof CMYK_PROFILES)[number];
+/** The shipped profiles are listed once, in libs/image-pipeline/src/colour/cmyk-profiles.ts. */
+export type CmykProfile = CmykProfileName;
 export const DEFAULT_CMYK_PROFILE: CmykProfile = 'ISO_Coated';
 
 /**
@@ -30,13 +31,13 @@ export class CmykColorSpaceDto {
   type: 'CMYK';
 
   @ApiPropertyOptional({
-    enum: CMYK_PROFILES,
+    enum: CMYK_PROFILE_NAMES,
     default: DEFAULT_CMYK_PROFILE,
     description:
       'Profile of the conversion, with its total area coverage: `ISO_Coated` 330%, `ISO_Uncoated` 300%, `USWeb_Coated` 300%, `USWeb_Uncoated` 260%.',
   })
   @IsOptional()
-  @IsIn(CMYK_PROFILES)
+  @IsIn(CMYK_PROFILE_NAMES as CmykProfileName[])
   color_profile?: CmykProfile;
 }
 

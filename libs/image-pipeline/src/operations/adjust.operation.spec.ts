@@ -102,4 +102,30 @@ describe('adjust operation', () => {
     expect(edges[1]).toBeGreaterThan(edges[0]);
     expect(edges[2]).toBeGreaterThan(edges[1]);
   });
+
+  it('exposure and contrast come before saturation, as documented (not in the internal order of sharp)', async () => {
+    const sharp = (await import('sharp')).default;
+    const width = 8;
+    const height = 8;
+    const data = Buffer.alloc(width * height * 3);
+    for (let i = 0; i < width * height; i++) data.set([170, 120, 95], i * 3);
+    const fresh = () => ({
+      image: sharp(data, { raw: { width, height, channels: 3 as const } }),
+      width,
+      height,
+      hasAlpha: false,
+      fresh: true,
+    });
+    const both = await pixels(await adjust(fresh(), { ...NONE, contrast: 60, saturation: -80 }, noPool));
+    const toned = await pixels(await adjust(fresh(), { ...NONE, contrast: 60 }, noPool));
+    const stage = {
+      image: sharp(toned.data, { raw: { width, height, channels: 3 as const } }),
+      width,
+      height,
+      hasAlpha: false,
+      fresh: true,
+    };
+    const expected = await pixels(await adjust(stage, { ...NONE, saturation: -80 }, noPool));
+    expect([...both.data.subarray(0, 3)]).toEqual([...expected.data.subarray(0, 3)]);
+  });
 });

@@ -1,6 +1,6 @@
 import type { AdjustPlan, HdrPlan } from '../edit-plan';
 import type { PixelPool } from '../workers/pixel-pool';
-import { fromRaw, ready, toRaw, type StageImage } from './stage';
+import { fromRaw, materialize, ready, toRaw, type StageImage } from './stage';
 
 /**
  * The documented mappings of the global adjustments (all monotonic, 0 is the identity):
@@ -42,20 +42,26 @@ async function toneMap(current: StageImage, hdr: HdrPlan, pool: Pick<PixelPool, 
   return fromRaw(await pool.run('hdr', { image: pixels, intensity: hdr.intensity, stitching: hdr.stitching }));
 }
 
-/** Applies the adjustments after resizing: HDR first (it reads local contrast), then the global ones. */
+/**
+ * Applies the adjustments after resizing, in the documented order: HDR (it reads local contrast), then
+ * exposure and contrast, then saturation and sharpness. sharp runs `linear` after `modulate` and `sharpen`
+ * within one pipeline, so when both groups are asked for, the tone line gets a pipeline of its own.
+ */
 export async function adjust(current: StageImage, plan: AdjustPlan, pool: Pick<PixelPool, 'run'>): Promise<StageImage> {
   if (isIdentity(plan)) return current;
   let stage = plan.hdr && plan.hdr.intensity > 0 ? await toneMap(current, plan.hdr, pool) : await ready(current);
-  let image = stage.image;
-  if (plan.exposure !== 0 || plan.contrast !== 0) {
+  const tone = plan.exposure !== 0 || plan.contrast !== 0;
+  const detail = plan.saturation !== 0 || plan.sharpness > 0;
+  if (tone) {
     const { a, b } = toneLine(plan.exposure, plan.contrast);
-    image = image.linear(a, b);
+    stage = { ...stage, image: stage.image.linear(a, b), fresh: false };
+    if (detail) stage = await materialize(stage);
   }
+  let image = stage.image;
   if (plan.saturation !== 0) image = image.modulate({ saturation: 1 + plan.saturation / 100 });
   if (plan.sharpness > 0) {
     const p = plan.sharpness / 100;
     image = image.sharpen({ sigma: 0.6 + 1.4 * p, m1: 1 + 2 * p, m2: 2 + 4 * p });
   }
-  stage = { ...stage, image, fresh: false };
-  return stage;
+  return { ...stage, image, fresh: false };
 }

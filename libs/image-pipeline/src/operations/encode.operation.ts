@@ -1,4 +1,5 @@
 import type { Sharp } from 'sharp';
+import { outputCapabilities } from '@app/common';
 import type { ColourPlan, EncodePlan } from '../edit-plan';
 import { cmykProfilePath } from '../colour/cmyk-profiles';
 
@@ -9,9 +10,12 @@ export interface SourceColour {
   iccPath?: string;
 }
 
-/** Formats that can carry CMYK pixels, and those that can carry one grey channel. */
-const CMYK_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'tiff']);
-const GREY_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'png', 'tiff']);
+/** Whether the output carries the source's own profile (so the pipeline must hand it over as a file). */
+export function usesSourceProfile(plan: ColourPlan, encode: EncodePlan, space: string): boolean {
+  if (plan.space !== 'auto') return false;
+  if (space === 'cmyk') return outputCapabilities(encode.format).cmyk;
+  return (space === 'b-w' || space === 'grey16') && outputCapabilities(encode.format).grey;
+}
 
 /**
  * The colour space of the output, as CONTRACT.md says: a requested CMYK profile; else CMYK and grey
@@ -21,10 +25,10 @@ const GREY_FORMATS = new Set<EncodePlan['format']>(['jpeg', 'png', 'tiff']);
 export function applyColour(image: Sharp, plan: ColourPlan, encode: EncodePlan, source: SourceColour): Sharp {
   if (plan.space === 'cmyk') return image.withIccProfile(cmykProfilePath(plan.profile));
   if (plan.space === 'rgb') return image.toColourspace('srgb').withIccProfile('srgb');
-  if (source.space === 'cmyk' && CMYK_FORMATS.has(encode.format)) {
+  if (source.space === 'cmyk' && outputCapabilities(encode.format).cmyk) {
     return image.withIccProfile(source.iccPath ?? 'cmyk');
   }
-  if ((source.space === 'b-w' || source.space === 'grey16') && GREY_FORMATS.has(encode.format)) {
+  if ((source.space === 'b-w' || source.space === 'grey16') && outputCapabilities(encode.format).grey) {
     const grey = image.toColourspace('b-w');
     return source.iccPath ? grey.withIccProfile(source.iccPath) : grey;
   }

@@ -21,15 +21,29 @@ export async function materialize(current: StageImage): Promise<StageImage> {
   return fromRaw(pixels);
 }
 
+/**
+ * The pixels as 8-bit sRGB. The explicit sRGB conversion matters: sharp processes 16-bit RGB in Display P3,
+ * and raw output would hand over P3 values that the next stage takes for sRGB.
+ */
 export async function toRaw(image: Sharp): Promise<RawPixels> {
-  const { data, info } = await image.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  const { data, info } = await image
+    .withIccProfile('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels };
 }
 
+/**
+ * A new pipeline on pixels: nothing is applied yet, so it is `fresh`. The planner has already bounded every
+ * intermediate size by MAX_INPUT_PIXELS, so sharp's own limit (268 MP) must not refuse them.
+ */
 export function fromRaw(pixels: RawPixels): StageImage {
   const { width, height, channels } = pixels;
-  const image = sharp(pixels.data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } });
-  return { image, width, height, hasAlpha: channels === 2 || channels === 4, fresh: false };
+  const image = sharp(pixels.data, {
+    raw: { width, height, channels: channels as 1 | 2 | 3 | 4 },
+    limitInputPixels: false,
+  });
+  return { image, width, height, hasAlpha: channels === 2 || channels === 4, fresh: true };
 }
 
 /** The pipeline a stage may add to: the current one when fresh, else a new one on its pixels. */
