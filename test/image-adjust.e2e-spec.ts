@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gradientJpeg, quadrantsImage } from './fixtures/images';
+import { fetchResult } from './helpers/edit-client';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -58,10 +59,8 @@ async function result(path: string, operations: unknown = {}): Promise<Pixels> {
     body: { input: images.url(path), operations, output: { format: 'png' } },
   });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  const file = await fetch(`${app.url}${new URL(response.body.data.output.tmp_url).pathname}`);
-  const { data, info } = await sharp(Buffer.from(await file.arrayBuffer()))
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const file = await fetchResult(app, response.body.data.output.tmp_url);
+  const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels };
 }
 

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
+import { editImage, fetchResult } from './helpers/edit-client';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -39,15 +40,13 @@ afterAll(async () => {
 });
 
 function edit(body: unknown) {
-  return call(app.url, 'POST', '/v1/image/edit', { key: app.adminKey, body });
+  return editImage(app, body);
 }
 
 async function firstPixel(response: Awaited<ReturnType<typeof edit>>): Promise<number[]> {
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  const file = await fetch(`${app.url}${new URL(response.body.data.output.tmp_url).pathname}`);
-  const { data } = await sharp(Buffer.from(await file.arrayBuffer()))
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const file = await fetchResult(app, response.body.data.output.tmp_url);
+  const { data } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
   return [...data.subarray(0, 3)];
 }
 

@@ -2,7 +2,8 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUADRANT_COLOURS, quadrantsImage } from './fixtures/images';
-import { call, client } from './helpers/http';
+import { editImage } from './helpers/edit-client';
+import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -92,7 +93,7 @@ function freshInput(): { path: string; url: string } {
 }
 
 function edit(body: unknown, key = app.adminKey) {
-  return call(app.url, 'POST', '/v1/image/edit', { key, body });
+  return editImage(app, body, key);
 }
 
 /** The stored object at `bucket`/`key` is the image `output` describes: format, size, and the quadrants. */

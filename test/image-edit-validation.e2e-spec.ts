@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
+import { editImage } from './helpers/edit-client';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 function edit(body: unknown) {
-  return call(app.url, 'POST', '/v1/image/edit', { key: app.adminKey, body });
+  return editImage(app, body);
 }
 
 let served = 0;

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iccDescription } from '@app/image-pipeline';
 import { bombPng, quadrantsImage } from './fixtures/images';
+import { editImage, fetchResult } from './helpers/edit-client';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -24,14 +25,7 @@ afterAll(async () => {
 });
 
 function edit(body: unknown) {
-  return call(app.url, 'POST', '/v1/image/edit', { key: app.adminKey, body });
-}
-
-/** GETs a tmp_url; PUBLIC_BASE_URL is the default placeholder, so the path is fetched from the test server. */
-async function fetchResult(url: string): Promise<Buffer> {
-  const response = await fetch(`${app.url}${new URL(url).pathname}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
+  return editImage(app, body);
 }
 
 describe('POST /v1/image/edit', () => {
@@ -60,7 +54,7 @@ describe('POST /v1/image/edit', () => {
       mps: 0.03,
     });
     expect(output.tmp_url).toMatch(new RegExp(`^${app.config.publicBaseUrl}/tmp/[A-Za-z0-9_-]{43}\\.webp$`));
-    const bytes = await fetchResult(output.tmp_url);
+    const bytes = await fetchResult(app, output.tmp_url);
     const meta = await sharp(bytes).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 200, 150]);
     expect(response.headers.get('ratelimit-remaining')).not.toBeNull();
@@ -70,7 +64,7 @@ describe('POST /v1/image/edit', () => {
     const response = await edit({ input: images.url('/photo.jpg') });
     expect(response.status).toBe(200);
     expect(response.body.data.output).toMatchObject({ format: 'jpeg', ext: 'jpg', width: 400, height: 300 });
-    const meta = await sharp(await fetchResult(response.body.data.output.tmp_url)).metadata();
+    const meta = await sharp(await fetchResult(app, response.body.data.output.tmp_url)).metadata();
     expect(meta.format).toBe('jpeg');
     expect(meta.icc).toBeDefined();
     expect(iccDescription(meta.icc!)).toBe('sRGB');
@@ -79,7 +73,7 @@ describe('POST /v1/image/edit', () => {
   it('flattens a transparent PNG onto white for JPEG output and keeps alpha for PNG', async () => {
     const jpeg = await edit({ input: images.url('/logo.png'), output: { format: 'jpeg' } });
     expect(jpeg.status).toBe(200);
-    const flat = await sharp(await fetchResult(jpeg.body.data.output.tmp_url))
+    const flat = await sharp(await fetchResult(app, jpeg.body.data.output.tmp_url))
       .raw()
       .toBuffer({ resolveWithObject: true });
     expect(flat.info.channels).toBe(3);
@@ -87,7 +81,7 @@ describe('POST /v1/image/edit', () => {
     const offset = (40 * 64 + 60) * 3;
     expect([...flat.data.subarray(offset, offset + 3)].every((v) => v > 245)).toBe(true);
     const png = await edit({ input: images.url('/logo.png') });
-    const kept = await sharp(await fetchResult(png.body.data.output.tmp_url))
+    const kept = await sharp(await fetchResult(app, png.body.data.output.tmp_url))
       .raw()
       .toBuffer({ resolveWithObject: true });
     expect(kept.info.channels).toBe(4);
@@ -164,7 +158,7 @@ describe('POST /v1/image/edit/upload', () => {
       width: 32,
       height: 24,
     });
-    const meta = await sharp(await fetchResult(response.body.data.output.tmp_url)).metadata();
+    const meta = await sharp(await fetchResult(app, response.body.data.output.tmp_url)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['heif', 32, 24]);
   });
 

@@ -17,6 +17,7 @@ import {
   withOrientation,
   type Quadrant,
 } from './fixtures/images';
+import { fetchResult } from './helpers/edit-client';
 import { call, type ApiResponse } from './helpers/http';
 import { colourDistance, decode, pixelAt, quadrantCentres } from './helpers/image-bytes';
 import { startImageServer, type ImageServer } from './helpers/image-server';
@@ -63,13 +64,6 @@ async function upload(
   return { status: response.status, body: await response.json() };
 }
 
-/** GETs a tmp_url; PUBLIC_BASE_URL is the default placeholder, so the path is fetched from the test server. */
-async function fetchResult(url: string): Promise<Buffer> {
-  const response = await fetch(`${app.url}${new URL(url).pathname}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-}
-
 /** Each displayed quadrant's expected colour: the upright quadrants, or where a rotation put them. */
 type Layout = Record<Quadrant, Quadrant>;
 const UPRIGHT: Layout = {
@@ -111,7 +105,7 @@ async function expectQuadrants(
   layout = UPRIGHT,
 ) {
   expect(response.body.data.output).toMatchObject({ format: 'png', width, height });
-  const image = await decode(await fetchResult(response.body.data.output.tmp_url));
+  const image = await decode(await fetchResult(app, response.body.data.output.tmp_url));
   expect([image.width, image.height]).toEqual([width, height]);
   const centres = quadrantCentres(width, height);
   for (const quadrant of Object.keys(centres) as Quadrant[]) {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CMYK_PROFILES, cmykProfilePath, iccDescription } from '@app/image-pipeline';
 import { estimateJpegQuality } from '@app/image-pipeline/kernels/jpeg-quality';
 import { alphaPng, cmykJpeg, gradientJpeg, greyJpeg, QUADRANT_ALPHA, quadrantsImage } from './fixtures/images';
-import { call } from './helpers/http';
+import { editImage, fetchResult } from './helpers/edit-client';
+
 import {
   colourDistance,
   decode,
@@ -83,21 +84,14 @@ afterAll(async () => {
 });
 
 function edit(body: unknown) {
-  return call(app.url, 'POST', '/v1/image/edit', { key: app.adminKey, body });
-}
-
-/** GETs a tmp_url; PUBLIC_BASE_URL is the default placeholder, so the path is fetched from the test server. */
-async function fetchResult(url: string): Promise<Buffer> {
-  const response = await fetch(`${app.url}${new URL(url).pathname}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
+  return editImage(app, body);
 }
 
 /** Edits `/path` of the image server with `output` (and `operations`); the result's bytes. */
 async function render(path: string, output: unknown, operations?: unknown): Promise<Buffer> {
   const response = await edit({ input: images.url(path), output, ...(operations ? { operations } : {}) });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return fetchResult(response.body.data.output.tmp_url);
+  return fetchResult(app, response.body.data.output.tmp_url);
 }
 
 function expectSamePixels(actual: RawImage, expected: RawImage): void {

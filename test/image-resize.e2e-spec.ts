@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUADRANT_ALPHA, QUADRANT_COLOURS, quadrantsImage, withOrientation } from './fixtures/images';
+import { editImage, fetchResult } from './helpers/edit-client';
 import { call } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -97,14 +98,7 @@ afterAll(async () => {
 });
 
 function edit(body: unknown) {
-  return call(app.url, 'POST', '/v1/image/edit', { key: app.adminKey, body });
-}
-
-/** GETs a tmp_url; PUBLIC_BASE_URL is the default placeholder, so the path is fetched from the test server. */
-async function fetchResult(url: string): Promise<Buffer> {
-  const response = await fetch(`${app.url}${new URL(url).pathname}`);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
+  return editImage(app, body);
 }
 
 interface SizeCase {
@@ -128,7 +122,7 @@ async function expectEdit(c: SizeCase): Promise<Decoded> {
   const output = response.body.data.output;
   expect({ width: output.width, height: output.height }).toEqual({ width, height });
   expect(output.mps).toBe(Math.round((width * height) / 100) / 10_000);
-  const image = await decode(await fetchResult(output.tmp_url));
+  const image = await decode(await fetchResult(app, output.tmp_url));
   expect({ width: image.width, height: image.height }).toEqual({ width, height });
   expect(image.format).toBe(output.format);
   for (const [x, y, colour] of c.pixels ?? []) {

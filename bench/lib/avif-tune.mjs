@@ -28,6 +28,8 @@ export async function avifTune(photo, size, runs) {
     .toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
   const other = ipxSharp();
+  // As in the ipx server: the same libvips threads per image as the project's sharp (0.34 keeps 1 on glibc).
+  other?.concurrency(sharp.concurrency());
   const variants = [
     { label: `sharp ${sharp.versions.sharp}, tune 'ssim' (service)`, encode: () => avif(sharp, data, raw, 'ssim') },
     { label: `sharp ${sharp.versions.sharp}, tune 'auto' (default)`, encode: () => avif(sharp, data, raw, 'auto') },
