@@ -1,7 +1,7 @@
 # Atelier: one image for the API (default command) and the worker.
 #   docker build -t atelier .
 #   docker run -p 3000:3000 -v atelier-data:/app/data atelier                 # embedded mode
-#   docker run atelier node dist/apps/worker/src/main.js                      # worker (needs REDIS_URL)
+#   docker run atelier node --initial-old-space-size=256 dist/apps/worker/src/main.js   # worker (needs REDIS_URL)
 # The scaled deployment is docker-compose.yml; variables are listed in docs/configuration.md.
 
 FROM node:20-bookworm-slim AS build
@@ -37,4 +37,6 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 # No HEALTHCHECK here: the worker runs from this image too and serves no HTTP. The API's is in docker-compose.yml.
-CMD ["node", "dist/apps/api/src/main.js"]
+# --initial-old-space-size: as in `npm start` (package.json); without it V8 runs a full collection every few
+# requests, because each edit's buffers count against a small old-generation limit (docs/benchmarks.md).
+CMD ["node", "--initial-old-space-size=256", "dist/apps/api/src/main.js"]

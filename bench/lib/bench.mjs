@@ -38,15 +38,10 @@ function childEnv(folder) {
   return { env, serviceEnv };
 }
 
-/** Starts the methods asked for; (a) needs nothing. */
-async function startMethods(options, context) {
-  const starters = { a: inProcess, b: service, c: ipx, d: bare };
-  const methods = [];
-  for (const id of options.methods) {
-    log(`starting (${id}) ...`);
-    methods.push(await starters[id](context));
-  }
-  return methods;
+/** Starts one method's server ((a) needs none). */
+function startMethod(id, context) {
+  log(`starting (${id}) ...`);
+  return { a: inProcess, b: service, c: ipx, d: bare }[id](context);
 }
 
 /** `client 3, origin 1, b 80, ...`: each process's CPU ms per request of one measurement. */
@@ -78,7 +73,11 @@ async function measure(options, methods, pids) {
           const maxWaitMs = Math.min(options.quiet.maxWaitMs, options.quiet.budgetMs - waitedMs);
           waitedMs += (await waitForQuiet(pids, { ...options.quiet, maxWaitMs })).waitedMs;
           const before = sample(pids);
-          const result = await closedLoop(method.request(format), { concurrency, warmup: concurrency, measured: share });
+          const result = await closedLoop(method.request(format), {
+            concurrency,
+            warmup: concurrency,
+            measured: share,
+          });
           const after = sample(pids);
           result.cpu = between(before, after);
           result.elapsed = before && after ? (after.at - before.at) / 1000 : 0;
@@ -97,6 +96,23 @@ async function measure(options, methods, pids) {
   return { results, waitedMs, othersCores: between(first, sample(pids))?.othersCores };
 }
 
+/** Prints the tables and targets; writes the JSON and the doc when asked to. */
+function report(options, run) {
+  const { machine, methods, results, sizes, avif, seconds, waitedMs } = run;
+  log('');
+  for (const format of options.formats) log(formatTable(format, results, methods, options.concurrency));
+  log(targetLines(results, options.formats, methods));
+  if (options.json) writeFileSync(options.json, JSON.stringify({ machine, options, results, sizes, avif }, null, 2));
+  if (options.writeDoc) {
+    writeResults(DOC, renderResults({ options, ...run }), DOC_TEMPLATE);
+    log(`\nwritten to ${DOC}`);
+  } else {
+    log('\n(docs/benchmarks.md not written: not a full run; --doc forces it)');
+  }
+  const waited = (waitedMs / 60000).toFixed(1);
+  log(`run time ${(seconds / 60).toFixed(1)} min, of which ${waited} min waiting for a quieter machine`);
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
@@ -110,14 +126,27 @@ async function main() {
     const photoPath = await writePhoto(inputFolder);
     const photo = readFileSync(photoPath);
     const size = fitBounds(PHOTO_WIDTH, PHOTO_HEIGHT);
-    const origin = await startNodeServer(join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'), [inputFolder], env);
+    const origin = await startNodeServer(
+      join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'),
+      [inputFolder],
+      env,
+    );
     const inputUrl = `http://127.0.0.1:${origin.port}/photo.jpg`;
-    log(`input ${inputUrl}: ${PHOTO_WIDTH}x${PHOTO_HEIGHT}, ${photo.length} bytes; output ${size.width}x${size.height}`);
+    log(
+      `input ${inputUrl}: ${PHOTO_WIDTH}x${PHOTO_HEIGHT}, ${photo.length} bytes; output ${size.width}x${size.height}`,
+    );
 
-    const context = { photo, size, inputUrl, env, main: resolve(ROOT, options.main) };
+    const context = {
+      photo,
+      size,
+      inputUrl,
+      env,
+      main: resolve(ROOT, options.main),
+      serviceNodeArgs: options.serviceNodeArgs,
+    };
     const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
     const methods = [];
-    for (const id of options.methods) methods.push(...(await startMethods({ methods: [id] }, contextFor(id))));
+    for (const id of options.methods) methods.push(await startMethod(id, contextFor(id)));
 
     const sizes = {};
     for (const method of methods) {
@@ -125,7 +154,10 @@ async function main() {
       log(`(${method.id}) ${method.label}: outputs checked (${JSON.stringify(sizes[method.id])} bytes)`);
     }
 
-    const pids = { origin: origin.child.pid, ...Object.fromEntries(methods.filter((m) => m.child).map((m) => [m.id, m.child.pid])) };
+    const pids = {
+      origin: origin.child.pid,
+      ...Object.fromEntries(methods.filter((m) => m.child).map((m) => [m.id, m.child.pid])),
+    };
     const { results, waitedMs, othersCores } = await measure(options, methods, pids);
     let avif;
     if (options.formats.includes('avif')) {
@@ -136,20 +168,7 @@ async function main() {
 
     const seconds = (performance.now() - began) / 1000;
     const input = { width: PHOTO_WIDTH, height: PHOTO_HEIGHT, bytes: photo.length };
-    log('');
-    for (const format of options.formats) log(formatTable(format, results, methods, options.concurrency));
-    log(targetLines(results, options.formats, methods));
-    if (options.json) writeFileSync(options.json, JSON.stringify({ machine, options, results, sizes, avif }, null, 2));
-    if (options.writeDoc) {
-      const section = renderResults({
-        ...{ machine, options, methods, results, sizes, avif, input, seconds, waitedMs, othersCores },
-      });
-      writeResults(DOC, section, DOC_TEMPLATE);
-      log(`\nwritten to ${DOC}`);
-    } else {
-      log('\n(docs/benchmarks.md not written: not a full run; --doc forces it)');
-    }
-    log(`run time ${(seconds / 60).toFixed(1)} min, of which ${(waitedMs / 60000).toFixed(1)} min waiting for a quieter machine`);
+    report(options, { machine, methods, results, sizes, avif, input, seconds, waitedMs, othersCores });
   } finally {
     await stopAll();
     rmSync(folder, { recursive: true, force: true });

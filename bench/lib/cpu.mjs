@@ -55,7 +55,10 @@ export function between(before, after) {
   const ours = after.ours - before.ours;
   const others = Math.max(0, after.busy - before.busy - ours);
   const eachMs = Object.fromEntries(
-    Object.keys(after.each).map((label) => [label, ((after.each[label] - before.each[label]) / TICKS_PER_SECOND) * 1000]),
+    Object.keys(after.each).map((label) => [
+      label,
+      ((after.each[label] - before.each[label]) / TICKS_PER_SECOND) * 1000,
+    ]),
   );
   return { oursMs: (ours / TICKS_PER_SECOND) * 1000, eachMs, othersCores: others / TICKS_PER_SECOND / seconds };
 }

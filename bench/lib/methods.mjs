@@ -25,8 +25,8 @@ export function inProcess({ photo, size }) {
 }
 
 /** (b) the service: POST /v1/image/edit with the input on the origin; the result lands in the temporary bucket. */
-export async function service({ inputUrl, main, env }) {
-  const { child, base } = await startService(main, env);
+export async function service({ inputUrl, main, env, serviceNodeArgs }) {
+  const { child, base } = await startService(main, env, serviceNodeArgs);
   const headers = { authorization: `Bearer ${env.ADMIN_API_KEY}`, 'content-type': 'application/json' };
   const edit = async (format) => {
     const body = JSON.stringify({
@@ -48,7 +48,7 @@ export async function service({ inputUrl, main, env }) {
   };
   return {
     id: 'b',
-    label: 'service POST /v1/image/edit',
+    label: `service POST /v1/image/edit${serviceNodeArgs?.length ? ` (node ${serviceNodeArgs.join(' ')})` : ''}`,
     child,
     request: (format) => async () => void (await edit(format)),
     output: async (format) => {
@@ -81,8 +81,7 @@ export const IPX_MODIFIERS = {
 /** (d) the bare node:http server around the same sharp work: POST {input, format}; the answer is the image. */
 export async function bare({ inputUrl, env }) {
   const { child, port } = await startNodeServer(serverScript('bare-server.mjs'), [], env);
-  const edit = (format) =>
-    fetchBytes(`http://127.0.0.1:${port}/`, 'POST', JSON.stringify({ input: inputUrl, format }));
+  const edit = (format) => fetchBytes(`http://127.0.0.1:${port}/`, 'POST', JSON.stringify({ input: inputUrl, format }));
   return {
     id: 'd',
     label: 'bare node:http + sharp',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 export const ALL_METHODS = ['a', 'b', 'c', 'd'];
@@ -32,21 +33,27 @@ const USAGE = `node bench/run.mjs [options]
   --concurrency=1,2,4
   --quick                a few requests per cell (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
+  --service-node-args=A  node options for the service, space-separated (default: those of npm start)
   --json=PATH            also write the raw results as JSON
   --max-wait=SECONDS     longest wait for a quiet machine before each measurement (default 20, 5 min in all; 0: none)
   --doc / --no-doc       write docs/benchmarks.md (default: only after a full run)`;
 
 function list(value, allowed, label) {
-  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   for (const item of items) {
-    if (!allowed.map(String).includes(item)) throw new Error(`--${label}: "${item}" is not one of ${allowed.join(', ')}`);
+    if (!allowed.map(String).includes(item))
+      throw new Error(`--${label}: "${item}" is not one of ${allowed.join(', ')}`);
   }
   return items;
 }
 
 function waitSeconds(value) {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 600) throw new Error(`--max-wait: "${value}" is not 0..600 seconds`);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 600)
+    throw new Error(`--max-wait: "${value}" is not 0..600 seconds`);
   return seconds;
 }
 
@@ -62,6 +69,7 @@ export function readOptions(argv) {
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
         quick: { type: 'boolean', default: false },
         main: { type: 'string', default: 'dist/apps/api/src/main.js' },
+        'service-node-args': { type: 'string' },
         json: { type: 'string' },
         'max-wait': { type: 'string', default: String(QUIET.maxWaitMs / 1000) },
         doc: { type: 'boolean' },
@@ -81,7 +89,8 @@ export function readOptions(argv) {
     !values.quick &&
     methods.length === ALL_METHODS.length &&
     formats.length === ALL_FORMATS.length &&
-    concurrency.length === ALL_CONCURRENCY.length;
+    concurrency.length === ALL_CONCURRENCY.length &&
+    values['service-node-args'] === undefined;
   return {
     methods: ALL_METHODS.filter((m) => methods.includes(m)),
     formats: ALL_FORMATS.filter((f) => formats.includes(f)),
@@ -91,8 +100,19 @@ export function readOptions(argv) {
     quick: values.quick,
     quiet: { ...QUIET, maxWaitMs: waitSeconds(values['max-wait']) * 1000 },
     main: values.main,
+    serviceNodeArgs: (values['service-node-args'] ?? startNodeArgs()).split(' ').filter(Boolean),
     json: values.json,
     writeDoc: values['no-doc'] ? false : (values.doc ?? full),
     full,
   };
+}
+
+/**
+ * The node options `npm start` gives the service (package.json's `start` script, between `node` and the
+ * entry file), so that the benchmark measures the service as it is run, from the one place they are set.
+ */
+function startNodeArgs() {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const match = /\bnode\s+(.*?)\s*dist\//.exec(pkg.scripts.start ?? '');
+  return match ? match[1] : '';
 }

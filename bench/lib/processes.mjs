@@ -53,12 +53,12 @@ export function freePort() {
 }
 
 /**
- * Starts the built service (`dist/apps/api/src/main.js`) on a free port and waits until
+ * Starts the built service (`node ...nodeArgs dist/apps/api/src/main.js`) on a free port and waits until
  * `GET /health/ready` answers 200. Its output is kept for the error message of a failed start.
  */
-export async function startService(main, env) {
+export async function startService(main, env, nodeArgs = []) {
   const port = await freePort();
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

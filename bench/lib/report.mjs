@@ -44,7 +44,8 @@ function cpuLine(id, cell) {
   if (!Number.isFinite(cell?.cpuMsPerImage)) return undefined;
   const by = cell.cpuMsPerImageBy ?? {};
   const server = id === 'a' ? by.client : by[id];
-  const parts = id === 'a' ? [] : [`server ${fixed(server, 0)}`, `client ${fixed(by.client, 0)}`, `origin ${fixed(by.origin, 0)}`];
+  const parts =
+    id === 'a' ? [] : [`server ${fixed(server, 0)}`, `client ${fixed(by.client, 0)}`, `origin ${fixed(by.origin, 0)}`];
   return `(${id}) ${fixed(cell.cpuMsPerImage, 0)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
@@ -54,7 +55,9 @@ export function targetLines(results, formats, methods) {
   const jpeg = ratio(results, 'jpeg', 'b', 'a', 2);
   if (Number.isFinite(jpeg)) {
     const verdict = jpeg >= JPEG_TARGET ? 'met' : 'NOT met';
-    lines.push(`- JPEG at concurrency 2, service (b) / in-process (a): **${fixed(jpeg, 2)}** (target >= ${JPEG_TARGET}: ${verdict}).`);
+    lines.push(
+      `- JPEG at concurrency 2, service (b) / in-process (a): **${fixed(jpeg, 2)}** (target >= ${JPEG_TARGET}: ${verdict}).`,
+    );
   }
   const vsIpx = formats.map((f) => [f, ratio(results, f, 'b', 'c', 2)]).filter(([, r]) => Number.isFinite(r));
   if (vsIpx.length > 0) {
@@ -89,7 +92,10 @@ function machineTable(machine) {
     ['Memory', `${fixed(machine.memoryGiB, 1)} GiB`],
     ['OS', machine.os],
     ['Node', machine.node],
-    ['sharp (a, b, d)', `${machine.sharp}, libvips ${machine.vips}, mozjpeg ${machine.mozjpeg}, libwebp ${machine.webp}, aom ${machine.aom}, libheif ${machine.heif}`],
+    [
+      'sharp (a, b, d)',
+      `${machine.sharp}, libvips ${machine.vips}, mozjpeg ${machine.mozjpeg}, libwebp ${machine.webp}, aom ${machine.aom}, libheif ${machine.heif}`,
+    ],
     ['ipx (c)', `${machine.ipx} on its own ${ipxSharp}`],
     [
       'Threads',
@@ -102,7 +108,18 @@ function machineTable(machine) {
 }
 
 /** The generated part of docs/benchmarks.md (and of the console output). */
-export function renderResults({ machine, options, methods, results, sizes, avif, input, seconds, waitedMs, othersCores }) {
+export function renderResults({
+  machine,
+  options,
+  methods,
+  results,
+  sizes,
+  avif,
+  input,
+  seconds,
+  waitedMs,
+  othersCores,
+}) {
   const parts = [`## Results of the last full run\n`, machineTable(machine), ''];
   parts.push(
     `Input: ${input.width}x${input.height} JPEG, ${fixed(input.bytes / 1e6, 2)} MB. ` +

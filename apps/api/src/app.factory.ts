@@ -83,7 +83,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
-  app.enableShutdownHooks();
+  // SIGTERM and SIGINT only: profilers and reloaders use SIGUSR2 and must not stop the service.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   setupOpenApi(app, config);
   await app.init();
   return app;

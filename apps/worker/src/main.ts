@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     logger: new NestPinoLogger(createLogger(config)),
   });
   // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds.
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.init();
   const queue = app.get<Queue>(getQueueToken(EDIT_QUEUE));
   await queue.waitUntilReady();
