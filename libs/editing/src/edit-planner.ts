@@ -25,16 +25,14 @@ export interface PlanContext {
   maxPixels: number;
   /** The format a file destination's extension names, used when the request names none. */
   destinationFormat?: OutputFormat;
-  /** The format when neither the request nor the destination names one; default: the input's (see below). */
-  defaultFormat?: OutputFormat;
 }
 
 /**
- * The output format: the request's, else the destination file's extension, else the caller's default, else
- * the input's own format where it can be written (GIF and BMP become PNG, HEIC becomes JPEG).
+ * The output format: the request's, else the destination file's extension, else the input's own format where
+ * it can be written (GIF and BMP become PNG, HEIC becomes JPEG).
  */
 function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanContext): OutputFormat {
-  const asked = request.output.format?.type ?? context.destinationFormat ?? context.defaultFormat;
+  const asked = request.output.format?.type ?? context.destinationFormat;
   if (asked) return asked;
   const format = probe.format;
   return isOutputMediaType(format) ? format : (MEDIA_TYPES[format].writtenAs ?? 'png');

@@ -1,5 +1,4 @@
 import type { Rgba, Sides } from '../edit-plan';
-import { sharpColour } from './background.operation';
 import { ready, withAlpha, type StageImage } from './stage';
 
 /** Adds `sides` pixels around the image, filled with `fill` (transparent only when the image keeps alpha). */
@@ -7,7 +6,7 @@ export async function pad(current: StageImage, sides: Sides, fill: Rgba): Promis
   if (sides.top + sides.right + sides.bottom + sides.left === 0) return current;
   const keepsAlpha = current.hasAlpha || fill.alpha < 1;
   const stage = keepsAlpha ? await withAlpha(current) : await ready(current);
-  const image = stage.image.extend({ ...sides, background: sharpColour(fill) });
+  const image = stage.image.extend({ ...sides, background: fill });
   return {
     image,
     width: stage.width + sides.left + sides.right,

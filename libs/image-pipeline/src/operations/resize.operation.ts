@@ -1,6 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ResizePlan, UpscalePlan } from '../edit-plan';
-import { sharpColour } from './background.operation';
 import { ready, withAlpha, type StageImage } from './stage';
 
 /**
@@ -55,7 +54,7 @@ async function canvas(current: StageImage, plan: Extract<ResizePlan, { mode: 'ca
     left,
     bottom: plan.height - inner.height - top,
     right: plan.width - inner.width - left,
-    background: sharpColour(fill),
+    background: fill,
   });
   return { image, width: plan.width, height: plan.height, hasAlpha: keepsAlpha, fresh: false };
 }

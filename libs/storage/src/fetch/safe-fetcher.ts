@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
-import { BodyGuard, Deadline, describeUrl, toFetchError, tooLarge } from './fetch-stream';
+import { BodyGuard, Deadline, describeUrl, readWhole, toFetchError, tooLarge } from './fetch-stream';
 import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
 
 /** Redirects followed per download; one more fails with FETCH_REFUSED. */
@@ -86,9 +86,9 @@ export class SafeFetcher {
       response.body.destroy();
       throw new ServiceException('FETCH_FAILED', `The URL answered HTTP ${response.status}.`);
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of response.body) chunks.push(chunk as Buffer);
-    return { url: response.url, buffer: Buffer.concat(chunks), contentType: response.contentType };
+    const maxBytes = options.maxBytes ?? this.config.fetchMaxBytes;
+    const buffer = await readWhole(response.body, maxBytes, describeUrl(new URL(response.url)), response.size);
+    return { url: response.url, buffer, contentType: response.contentType };
   }
 
   private async follow(
