@@ -50,7 +50,7 @@ export function applyDpi(image: Sharp, dpi: number | undefined): Sharp {
 
 /**
  * The format and its options. AVIF uses `tune: 'ssim'`: at the same quality setting libaom's default
- * (`auto`) was measured here 6-16% slower and 45% larger (docs/benchmarks.md).
+ * (`auto`) was measured here 4-16% slower and 45% larger (docs/benchmarks.md).
  */
 export function applyFormat(image: Sharp, plan: EncodePlan): Sharp {
   switch (plan.format) {
