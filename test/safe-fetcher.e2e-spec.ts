@@ -230,6 +230,39 @@ describe('SafeFetcher downloads from allowed servers', () => {
     expect(guard.allowed.at(-1)).toBe('127.0.0.1');
   });
 
+  it('re-uses one connection for downloads from the same origin, checking the addresses for each', async () => {
+    resolver = (host) => (host === 'again.test' ? ['127.0.0.1'] : undefined);
+    let connections = 0;
+    const count = () => void (connections += 1);
+    server.on('connection', count);
+    const client = fetcher();
+    try {
+      const url = `http://again.test:${new URL(ports.origin).port}/png-as-text`;
+      for (let i = 0; i < 3; i++) expect((await client.download(url)).buffer.equals(PNG)).toBe(true);
+      expect(hits).toHaveLength(3);
+      expect(connections).toBe(1);
+      expect(dns.promises.lookup).toHaveBeenCalledTimes(3);
+    } finally {
+      server.off('connection', count);
+      client.onModuleDestroy();
+    }
+  });
+
+  it('does not re-use a connection once the host resolves to a refused address', async () => {
+    let queries = 0;
+    resolver = (host) => (host === 'turns.test' ? [queries++ === 0 ? '127.0.0.1' : '127.0.0.2'] : undefined);
+    const client = fetcher();
+    try {
+      const url = `http://turns.test:${new URL(ports.origin).port}/png-as-text`;
+      expect((await client.download(url)).buffer.equals(PNG)).toBe(true);
+      const error = await rejected(client.download(url));
+      expect(error.codeName).toBe('FETCH_REFUSED');
+      expect(hits).toHaveLength(1);
+    } finally {
+      client.onModuleDestroy();
+    }
+  });
+
   it('resolves each redirect hop once', async () => {
     resolver = (host) => (host === 'hop.test' ? ['127.0.0.1'] : undefined);
     const result = await fetcher().download(`http://hop.test:${new URL(ports.origin).port}/chain/2`);

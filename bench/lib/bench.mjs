@@ -10,7 +10,7 @@ import { writePhoto, PHOTO_HEIGHT, PHOTO_WIDTH } from './fixture.mjs';
 import { between, sample, waitForQuiet } from './cpu.mjs';
 import { closedLoop, summarise } from './load.mjs';
 import { describeMachine } from './machine.mjs';
-import { bare, inProcess, ipx, service, verify } from './methods.mjs';
+import { bare, inProcess, inProcessShared, ipx, service, verify } from './methods.mjs';
 import { readOptions } from './options.mjs';
 import { startNodeServer, stopAll } from './processes.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
@@ -41,7 +41,7 @@ function childEnv(folder) {
 /** Starts one method's server ((a) needs none). */
 function startMethod(id, context) {
   log(`starting (${id}) ...`);
-  return { a: inProcess, b: service, c: ipx, d: bare }[id](context);
+  return { a: inProcess, b: service, c: ipx, d: bare, e: inProcessShared }[id](context);
 }
 
 /** `client 3, origin 1, b 80, ...`: each process's CPU ms per request of one measurement. */

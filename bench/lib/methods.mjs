@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { describe, editImage } from './sharp-work.mjs';
+import { describe, editImage, ThreadShare } from './sharp-work.mjs';
 import { startNodeServer, startService } from './processes.mjs';
 
 const REQUEST_TIMEOUT_MS = 120_000;
 const serverScript = (name) => fileURLToPath(new URL(`../servers/${name}`, import.meta.url));
 
 /**
- * The four ways of doing the same edit. Each method's `request(format)` returns a function doing one edit
+ * The five ways of doing the same edit. Each method's `request(format)` returns a function doing one edit
  * and checking its answer (it rejects when the answer is wrong); `output(format)` does one edit and returns
  * the encoded bytes, so that the run can check them once before measuring.
  *
@@ -21,6 +21,20 @@ export function inProcess({ photo, size }) {
     label: 'sharp in-process',
     request: (format) => async () => void (await editImage(photo, format, size)),
     output: (format) => editImage(photo, format, size),
+  };
+}
+
+/**
+ * (e) like (a), with libvips' threads shared among the images in flight as the service shares them: what a
+ * hand-tuned sharp loop gets, next to (a)'s sharp defaults.
+ */
+export function inProcessShared({ photo, size }) {
+  const share = new ThreadShare();
+  return {
+    id: 'e',
+    label: 'sharp in-process, threads shared as (b)',
+    request: (format) => async () => void (await editImage(photo, format, size, share)),
+    output: (format) => editImage(photo, format, size, share),
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-export const ALL_METHODS = ['a', 'b', 'c', 'd'];
+export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
 
@@ -28,7 +28,8 @@ const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
 const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 
 const USAGE = `node bench/run.mjs [options]
-  --methods=a,b,c,d      a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp
+  --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
+                         e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
   --concurrency=1,2,4
   --quick                a few requests per cell (a smoke test; figures meaningless)

@@ -43,9 +43,11 @@ const ratio = (results, format, x, y, c) => {
 function cpuLine(id, cell) {
   if (!Number.isFinite(cell?.cpuMsPerImage)) return undefined;
   const by = cell.cpuMsPerImageBy ?? {};
-  const server = id === 'a' ? by.client : by[id];
-  const parts =
-    id === 'a' ? [] : [`server ${fixed(server, 0)}`, `client ${fixed(by.client, 0)}`, `origin ${fixed(by.origin, 0)}`];
+  const inProcess = id === 'a' || id === 'e';
+  const server = inProcess ? by.client : by[id];
+  const parts = inProcess
+    ? []
+    : [`server ${fixed(server, 0)}`, `client ${fixed(by.client, 0)}`, `origin ${fixed(by.origin, 0)}`];
   return `(${id}) ${fixed(cell.cpuMsPerImage, 0)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
@@ -69,6 +71,8 @@ export function targetLines(results, formats, methods) {
   for (const [x, y, what] of [
     ['d', 'a', 'bare server (d) / in-process (a), the floor'],
     ['b', 'd', "service (b) / bare server (d), the service's own cost"],
+    ['e', 'a', 'in-process with threads shared (e) / in-process with sharp defaults (a)'],
+    ['b', 'e', 'service (b) / in-process with threads shared as the service shares them (e)'],
   ]) {
     const figures = formats.map((f) => [f, ratio(results, f, x, y, 2)]).filter(([, r]) => Number.isFinite(r));
     if (figures.length > 0) {
@@ -93,7 +97,7 @@ function machineTable(machine) {
     ['OS', machine.os],
     ['Node', machine.node],
     [
-      'sharp (a, b, d)',
+      'sharp (a, b, d, e)',
       `${machine.sharp}, libvips ${machine.vips}, mozjpeg ${machine.mozjpeg}, libwebp ${machine.webp}, aom ${machine.aom}, libheif ${machine.heif}`,
     ],
     ['ipx (c)', `${machine.ipx} on its own ${ipxSharp}`],

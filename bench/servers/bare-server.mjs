@@ -1,10 +1,12 @@
 // (d) The floor: a bare node:http server around the same sharp work as the service, with no auth, no
-// validation, no logging and no result storage. Like the service it downloads its input from a URL
+// validation, no logging and no result storage, but the service's sharing of libvips threads among images. Like the service it downloads its input from a URL
 // (fetch, keep-alive) and computes the output size from the input's header; it answers with the image.
 // POST / {"input": "<url>", "format": "jpeg"|"webp"|"avif"}. Prints {"port": N} on its first line.
 import { createServer } from 'node:http';
 import sharp from 'sharp';
-import { editImage, fitBounds, FORMATS } from '../lib/sharp-work.mjs';
+import { editImage, fitBounds, FORMATS, ThreadShare } from '../lib/sharp-work.mjs';
+
+const threads = new ThreadShare();
 
 async function readBody(req) {
   const chunks = [];
@@ -19,7 +21,7 @@ async function handle(req, res) {
   const bytes = Buffer.from(await response.arrayBuffer());
   // The service's probe: the header only, no pixel limit (libs/image-pipeline/src/decode/probe.ts).
   const { width, height } = await sharp(bytes, { limitInputPixels: false }).metadata();
-  const output = await editImage(bytes, format, fitBounds(width, height));
+  const output = await editImage(bytes, format, fitBounds(width, height), threads);
   res.writeHead(200, { 'content-type': FORMATS[format].mime, 'content-length': output.length });
   res.end(output);
 }

@@ -13,6 +13,7 @@ import { resize } from './operations/resize.operation';
 import { decompress, resolveDecompress } from './operations/restore.operation';
 import { materialize, type StageImage } from './operations/stage';
 import { PixelPool } from './workers/pixel-pool';
+import { ThreadShare } from './workers/thread-share';
 
 /** An encoded result with what its bytes are. */
 export interface PipelineResult {
@@ -31,6 +32,7 @@ export interface PipelineResult {
 export class ImagePipeline implements OnModuleDestroy {
   private readonly pool = new PixelPool();
   private readonly profiles = new ProfileFiles();
+  private readonly threads = new ThreadShare(sharp.concurrency());
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
@@ -45,10 +47,13 @@ export class ImagePipeline implements OnModuleDestroy {
   }
 
   async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan): Promise<PipelineResult> {
+    sharp.concurrency(this.threads.enter());
     try {
       return await this.process(bytes, probe, plan);
     } catch (error) {
       throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
+    } finally {
+      this.threads.leave();
     }
   }
 

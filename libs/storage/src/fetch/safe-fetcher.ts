@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttp
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
 import { BodyGuard, Deadline, describeUrl, readWhole, toFetchError, tooLarge } from './fetch-stream';
@@ -12,6 +12,12 @@ import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-f
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Atelier/0.1';
+/**
+ * Idle connections are kept this long for the next request to the same host and port (a client sending many
+ * images from one origin, a batch): connecting costs more CPU than a small download's own work.
+ */
+const KEEP_IDLE_MS = 4_000;
+const MAX_IDLE_SOCKETS = 32;
 /** Request headers that must not follow a redirect to another origin (as in the Fetch standard). */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
@@ -52,13 +58,27 @@ function withoutCredentials(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
  * is checked by {@link AddressPolicy} and connects to exactly the address that was checked. Time limits
  * (FETCH_CONNECT_TIMEOUT_MS, FETCH_TIMEOUT_MS) and the size cap (FETCH_MAX_BYTES) apply to every download.
  * Fails only with ServiceException FETCH_REFUSED, FETCH_FAILED or FETCH_TOO_LARGE.
+ *
+ * Connections are re-used (keep-alive) by host and port. A kept socket was connected to an address the policy
+ * checked, and every request checks its own URL's addresses again before it is sent, so re-use never reaches
+ * an address that the policy would refuse now.
  */
 @Injectable()
-export class SafeFetcher {
+export class SafeFetcher implements OnModuleDestroy {
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: KEEP_IDLE_MS }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: KEEP_IDLE_MS }),
+  };
+
   constructor(
     private readonly config: AppConfig,
     private readonly policy: AddressPolicy,
   ) {}
+
+  onModuleDestroy(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
 
   /**
    * Requests `url`, following up to {@link MAX_REDIRECTS} redirects, and returns the final response whatever its
@@ -135,7 +155,7 @@ export class SafeFetcher {
         path: `${url.pathname}${url.search}`,
         method,
         headers,
-        agent: false,
+        agent: secure ? this.agents.https : this.agents.http,
         lookup: pinnedLookup(target),
         // The certificate is checked against the host name, not the pinned address.
         ...(secure && isIP(host) === 0 ? { servername: host } : {}),
