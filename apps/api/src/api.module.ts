@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule, RedisModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { AuthModule } from './auth/auth.module';
+import { BatchApiModule } from './batch/batch-api.module';
 import { HealthController } from './health/health.controller';
 import { ImageEditApiModule } from './image-edit/image-edit-api.module';
 import { StorageApiModule } from './storage/storage-api.module';
@@ -21,6 +22,7 @@ export class ApiModule {
         StorageApiModule,
         TemporaryApiModule,
         ImageEditApiModule,
+        BatchApiModule.forRoot(config),
       ],
       controllers: [HealthController],
     };

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { getQueueToken } from '@nestjs/bullmq';
-import type { Queue } from 'bullmq';
 import { ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
-import { EDIT_QUEUE } from '@app/editing';
+import { EDIT_QUEUE, TaskWorker } from '@app/editing';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -16,14 +14,13 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, config.redisUrl), {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new NestPinoLogger(createLogger(config)),
   });
   // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.init();
-  const queue = app.get<Queue>(getQueueToken(EDIT_QUEUE));
-  await queue.waitUntilReady();
+  await app.get(TaskWorker).waitUntilReady();
   new Logger('Worker').log(`Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`);
 }
 

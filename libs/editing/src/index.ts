@@ -18,3 +18,10 @@ export {
   MAX_SIDE_PX,
   MAX_SIZE_PERCENT,
 } from './dto/edit-values';
+export * from './tasks/tasks.module';
+export * from './tasks/task-service';
+export * from './tasks/task-view';
+export * from './tasks/task-queue';
+export * from './tasks/task-worker';
+export * from './tasks/task-request';
+export { SIGNATURE_HEADER } from './tasks/webhook-sender';

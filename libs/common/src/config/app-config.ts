@@ -77,6 +77,16 @@ export class AppConfig {
   readonly editConcurrency: number;
   /** Edits that may wait in line per process before new ones are refused with 503. */
   readonly editQueueLimit: number;
+  /** Task items one process (a worker, or the API in embedded mode) edits at the same time. */
+  readonly taskConcurrency: number;
+  /** Runs of an item (or a task's listing) before a transient failure (network, storage 5xx) is final. */
+  readonly taskAttempts: number;
+  /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
+  readonly taskRetryDelayMs: number;
+  /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
+  readonly workerLockMs: number;
+  /** Key of the HMAC-SHA256 signature of webhook bodies (`X-Signature-SHA256`); undefined: unsigned. */
+  readonly webhookSecret?: string;
   /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
   readonly temporaryBucket?: TemporaryBucketConfig;
 
@@ -280,6 +290,11 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     maxInputPixels: read.integer('MAX_INPUT_PIXELS', 50_000_000, 1, 1_000_000_000),
     editConcurrency: read.integer('EDIT_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
     editQueueLimit: read.integer('EDIT_QUEUE_LIMIT', 64, 0, 100_000),
+    taskConcurrency: read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
+    taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
+    taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
+    workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
+    webhookSecret: read.string('WEBHOOK_SECRET'),
   });
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

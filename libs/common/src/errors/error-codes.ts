@@ -100,6 +100,7 @@ export const ErrorCodes = define({
     type: 'runtime_settings',
     message: 'Too many images are being processed; retry shortly.',
   },
+  TASK_NOT_FOUND: { code: '1701', status: 404, type: 'image', message: 'Task not found.' },
   VALIDATION: { code: '9000', status: 422, type: 'validation', message: 'Validation failed.' },
   MALFORMED_BODY: { code: '9001', status: 400, type: 'validation', message: 'The request body is not valid JSON.' },
   ROUTE_NOT_FOUND: { code: '9002', status: 404, type: 'general', message: 'Route not found.' },

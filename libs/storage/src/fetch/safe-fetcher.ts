@@ -49,6 +49,12 @@ function headerMediaType(headers: IncomingHttpHeaders): string | undefined {
   return type || undefined;
 }
 
+function withoutBodyHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !['content-type', 'content-length'].includes(name.toLowerCase())),
+  );
+}
+
 function withoutCredentials(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
@@ -118,15 +124,21 @@ export class SafeFetcher implements OnModuleDestroy {
   ): Promise<{ url: URL; response: IncomingMessage }> {
     let url = start;
     let method = options.method ?? 'GET';
+    let body = options.body;
     let headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, ...options.headers };
     for (let redirects = 0; redirects <= MAX_REDIRECTS; redirects++) {
-      const response = await this.request(url, method, headers, deadline);
+      const response = await this.request(url, method, headers, deadline, body);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || location === undefined) return { url, response };
       response.destroy();
       const next = parseUrl(location, url);
-      // The Fetch standard turns only non-GET/HEAD requests into GET on 303; HEAD must not start a download.
-      if (response.statusCode === 303 && method !== 'HEAD') method = 'GET';
+      // The Fetch standard turns a POST into GET on 301, 302 and 303; HEAD must not start a download.
+      const status = response.statusCode ?? 0;
+      if ((status === 303 && method !== 'HEAD') || (method === 'POST' && (status === 301 || status === 302))) {
+        method = 'GET';
+        body = undefined;
+        headers = withoutBodyHeaders(headers);
+      }
       if (next.origin !== url.origin) headers = withoutCredentials(headers);
       url = next;
     }
@@ -142,6 +154,7 @@ export class SafeFetcher implements OnModuleDestroy {
     method: string,
     headers: OutgoingHttpHeaders,
     deadline: Deadline,
+    body?: Buffer,
   ): Promise<IncomingMessage> {
     const target = await deadline.race(this.policy.resolve(url));
     const host = bareHost(url);
@@ -154,7 +167,7 @@ export class SafeFetcher implements OnModuleDestroy {
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method,
-        headers,
+        headers: body ? { ...headers, 'content-length': body.length } : headers,
         agent: secure ? this.agents.https : this.agents.http,
         lookup: pinnedLookup(target),
         // The certificate is checked against the host name, not the pinned address.
@@ -182,7 +195,7 @@ export class SafeFetcher implements OnModuleDestroy {
         settle();
         reject(toFetchError(error, describeUrl(url)));
       });
-      request.end();
+      request.end(body);
     });
   }
 

@@ -2,7 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 
 export interface SafeFetchOptions {
-  method?: 'GET' | 'HEAD';
+  method?: 'GET' | 'HEAD' | 'POST';
+  /** Request body (POST); sent again on a 307 or 308 redirect, dropped when a redirect turns the request into GET. */
+  body?: Buffer;
   /** Largest body accepted, in bytes; default the configured FETCH_MAX_BYTES. */
   maxBytes?: number;
   headers?: Record<string, string>;

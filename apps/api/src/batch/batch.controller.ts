@@ -1,0 +1,67 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ParseIdPipe } from '@app/common';
+import { TaskService } from '@app/editing';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { RequireScopes } from '../auth/require-scopes.decorator';
+import { ApiEnvelope } from '../openapi/api-envelope.decorator';
+import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { AsyncEditRequestDto, BatchRequestDto } from './dto/task-request.dto';
+import { TaskDto } from './dto/task-response.dto';
+
+const NOT_FOUND = { description: 'No task with this id in your account.', type: ErrorBodyDto };
+
+/** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id. */
+@ApiTags('Image editing')
+@Controller('v1/image/edit')
+@RequireScopes('image_editing')
+export class BatchController {
+  constructor(private readonly tasks: TaskService) {}
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Edit a folder or a list of images in the background',
+    description:
+      'Answers at once with the task (`ACCEPTED`); read its progress and results with GET by id or at `result_url`.',
+  })
+  @ApiBody({ type: BatchRequestDto })
+  @ApiEnvelope(TaskDto)
+  createBatch(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
+    return this.tasks.create(caller.accountId, 'batch', body);
+  }
+
+  @Get('batch/:id')
+  @ApiOperation({ summary: 'A batch task: status, progress, results and errors' })
+  @ApiEnvelope(TaskDto)
+  @ApiNotFoundResponse(NOT_FOUND)
+  getBatch(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskDto> {
+    return this.tasks.get(caller.accountId, 'batch', id);
+  }
+
+  @Post('async')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Edit one image in the background',
+    description: 'The body of POST /v1/image/edit (plus `webhook_url`); answers at once with the task.',
+  })
+  @ApiBody({ type: AsyncEditRequestDto })
+  @ApiEnvelope(TaskDto)
+  createAsync(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
+    return this.tasks.create(caller.accountId, 'async', body);
+  }
+
+  @Get('async/:id')
+  @ApiOperation({ summary: 'An asynchronous edit: its task, with `result` once done' })
+  @ApiEnvelope(TaskDto)
+  @ApiNotFoundResponse(NOT_FOUND)
+  getAsync(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskDto> {
+    return this.tasks.get(caller.accountId, 'async', id);
+  }
+}

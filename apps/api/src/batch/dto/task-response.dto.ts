@@ -1,0 +1,83 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { TASK_STATUSES, type TaskStatus } from '@app/database';
+import type { TaskError, TaskInputInfo, TaskResult, TaskView } from '@app/editing';
+import { ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
+
+export class TaskInputInfoDto extends ImageInfoDto implements TaskInputInfo {
+  @ApiProperty({
+    description:
+      'The input as listed (URL or storage reference). When its header could not be read, the ImageInfo fields are empty or 0.',
+    example: 'storage://catalogue/raw/shoe.jpg',
+  })
+  input: string;
+}
+
+export class TaskResultDto implements TaskResult {
+  @ApiProperty({ type: TaskInputInfoDto })
+  input_object: TaskInputInfoDto;
+
+  @ApiProperty({ type: OutputImageInfoDto })
+  output_object: OutputImageInfoDto;
+}
+
+export class TaskErrorDto implements TaskError {
+  @ApiProperty({ example: 'The input image cannot be decoded: ...' })
+  error: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: TaskInputInfoDto })
+  input_object: TaskInputInfoDto;
+}
+
+export class TaskProgressDto {
+  @ApiProperty({ description: 'Images found so far (final once the input is listed).' })
+  total: number;
+
+  @ApiProperty()
+  done: number;
+
+  @ApiProperty()
+  failed: number;
+}
+
+export class TaskDto implements TaskView {
+  @ApiProperty({ example: 42 })
+  id: number;
+
+  @ApiProperty({
+    enum: TASK_STATUSES,
+    description:
+      'ACCEPTED -> PROCESSING -> DONE | ERROR, never backwards. ERROR: the task could not run (missing or empty folder) or an image failed.',
+  })
+  status: TaskStatus;
+
+  @ApiProperty({ example: 'http://localhost:3000/v1/image/edit/batch/42' })
+  result_url: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  finished_at: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The request body as sent.' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: TaskProgressDto })
+  progress: TaskProgressDto;
+
+  @ApiProperty({ type: [TaskErrorDto], description: 'Every image that failed (and why a task could not run).' })
+  errors: TaskErrorDto[];
+
+  @ApiProperty({ type: [TaskResultDto], description: 'Every image that succeeded, also when the status is ERROR.' })
+  results: TaskResultDto[];
+
+  @ApiPropertyOptional({
+    type: TaskResultDto,
+    nullable: true,
+    description: 'Asynchronous edits only: the one result, once done.',
+  })
+  result?: TaskResultDto | null;
+}

@@ -1,0 +1,54 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { EditTaskEntity } from './edit-task.entity';
+
+/** An item waits (`PENDING`) until it is `DONE` or `FAILED`; a final item is never run again. */
+export const ITEM_STATUSES = ['PENDING', 'DONE', 'FAILED'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+
+/** One input image of a task, numbered in listing order (`seq`, from 0): the key of its job. */
+@Entity({ name: 'edit_task_items' })
+@Index('IDX_edit_task_items_task_seq', ['taskId', 'seq'], { unique: true })
+@Index('IDX_edit_task_items_task_status', ['taskId', 'status'])
+export class EditTaskItemEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'task_id', type: 'integer' })
+  taskId: number;
+
+  @ManyToOne(() => EditTaskEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'task_id' })
+  task?: EditTaskEntity;
+
+  @Column({ type: 'integer' })
+  seq: number;
+
+  /** An http(s) URL or a `storage://` file reference. */
+  @Column({ type: 'text' })
+  input: string;
+
+  /** Sub-folder below the output folder, from the input's place below the source folder (`''` or `a/b/`). */
+  @Column({ name: 'sub_path', type: 'text', default: '' })
+  subPath: string;
+
+  @Column({ type: 'varchar', length: 8, default: 'PENDING' })
+  status: ItemStatus;
+
+  /** Runs started, the current one included. */
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  /** ImageInfo of the input, once its header was read. */
+  @Column({ name: 'input_info', type: 'simple-json', nullable: true })
+  inputInfo: Record<string, unknown> | null;
+
+  /** OutputImageInfo of the result. */
+  @Column({ name: 'output_info', type: 'simple-json', nullable: true })
+  outputInfo: Record<string, unknown> | null;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @Column({ name: 'finished_at', nullable: true, type: Date })
+  finishedAt: Date | null;
+}

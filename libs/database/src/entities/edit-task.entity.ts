@@ -1,0 +1,57 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { AccountEntity } from './account.entity';
+
+/** `ACCEPTED -> PROCESSING -> DONE | ERROR`, never backwards (docs/batch.md). */
+export const TASK_STATUSES = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** `batch`: a folder or a list of inputs; `async`: one image, edited in the background. */
+export type TaskKind = 'batch' | 'async';
+
+/** Where the task's webhook stands: none asked, waiting for the task to end, delivered, or given up. */
+export type WebhookState = 'none' | 'pending' | 'sent' | 'failed';
+
+/** A batch or asynchronous edit. Its items are {@link EditTaskItemEntity}; its counts come from them. */
+@Entity({ name: 'edit_tasks' })
+@Index('IDX_edit_tasks_status', ['status'])
+export class EditTaskEntity {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId: number;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id' })
+  account?: AccountEntity;
+
+  @Column({ type: 'varchar', length: 8 })
+  kind: TaskKind;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: TaskStatus;
+
+  /** The request body as the caller sent it (shown back in the task). */
+  @Column({ type: 'simple-json' })
+  request: Record<string, unknown>;
+
+  /** Why the task could not run at all (a missing folder, a refused storage); null otherwise. */
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  /** True once every item is recorded (the folder listed to its end); the task can end only then. */
+  @Column({ type: 'boolean', default: false })
+  expanded: boolean;
+
+  @Column({ name: 'webhook_url', type: 'text', nullable: true })
+  webhookUrl: string | null;
+
+  @Column({ name: 'webhook_state', type: 'varchar', length: 8, default: 'none' })
+  webhookState: WebhookState;
+
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @Column({ name: 'finished_at', nullable: true, type: Date })
+  finishedAt: Date | null;
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Queue, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { AppConfig } from '@app/common';
+import { EDIT_QUEUE } from '../queue.constants';
+import { TaskJobs, taskJobId, TaskQueue } from './task-queue';
+
+/** A Redis connection for BullMQ: its blocking commands need unlimited retries per request. */
+export function bullConnection(redisUrl: string, name: string): Redis {
+  return new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: name });
+}
+
+/**
+ * Scaled mode: task work goes to the BullMQ queue {@link EDIT_QUEUE}, run by the worker app (TaskWorker).
+ * Job ids are deterministic, so adding an item again while its job exists adds nothing; transient failures are
+ * retried TASK_ATTEMPTS times with exponential backoff from TASK_RETRY_DELAY_MS.
+ */
+@Injectable()
+export class BullMqTaskQueue extends TaskQueue implements OnModuleDestroy {
+  private readonly logger = new Logger(BullMqTaskQueue.name);
+  readonly queue: Queue;
+  private readonly connection: Redis;
+
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {
+    super();
+    this.connection = bullConnection(config.redisUrl!, 'atelier-queue');
+    this.queue = new Queue(EDIT_QUEUE, { connection: this.connection, prefix: config.redisPrefix });
+    this.queue.on('error', (error) => this.logger.error(`queue: ${error.message}`));
+  }
+
+  private options(jobId: string): JobsOptions {
+    return {
+      jobId,
+      attempts: this.config.taskAttempts,
+      backoff: { type: 'exponential', delay: this.config.taskRetryDelayMs },
+      removeOnComplete: { age: 86_400, count: 100_000 },
+      removeOnFail: { age: 7 * 86_400 },
+    };
+  }
+
+  async start(taskId: number): Promise<void> {
+    await this.queue.add(TaskJobs.expand, { taskId }, this.options(taskJobId.expand(taskId)));
+  }
+
+  async addItems(taskId: number, seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await this.queue.addBulk(
+      seqs.map((seq) => ({
+        name: TaskJobs.item,
+        data: { taskId, seq },
+        opts: this.options(taskJobId.item(taskId, seq)),
+      })),
+    );
+  }
+
+  async deliverWebhook(taskId: number): Promise<void> {
+    await this.queue.add(TaskJobs.webhook, { taskId }, this.options(taskJobId.webhook(taskId)));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}

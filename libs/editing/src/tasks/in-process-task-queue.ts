@@ -1,0 +1,152 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type BeforeApplicationShutdown,
+} from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { AppConfig } from '@app/common';
+import { TaskQueue } from './task-queue';
+import { TaskRunner } from './task-runner';
+import { TaskStore } from './task-store';
+
+interface ItemWork {
+  taskId: number;
+  seq: number;
+  /** Runs started so far. */
+  attempts: number;
+}
+
+/** Item entries held in memory before a listing waits for the runners to catch up. */
+const HIGH_WATER = 1_000;
+/** Longest a shutdown waits for the items being edited; unfinished ones stay pending for the next start. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
+/**
+ * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time.
+ * Listings and webhooks run beside the items. A listing that gets ahead of the runners waits (backpressure), so
+ * a large folder is never held in memory. Transient failures are retried like BullMQ retries them. At start,
+ * tasks a restart interrupted resume: their listing runs again (it records nothing twice) and their pending
+ * items are queued again; items that were final stay as they were.
+ */
+@Injectable()
+export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(InProcessTaskQueue.name);
+  private readonly waiting: ItemWork[] = [];
+  /** Items being edited (at most TASK_CONCURRENCY). */
+  private readonly running = new Set<Promise<void>>();
+  /** Listings and webhooks in progress. */
+  private readonly side = new Set<Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private drained: (() => void)[] = [];
+  private stopping = false;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly moduleRef: ModuleRef,
+    private readonly store: TaskStore,
+  ) {
+    super();
+  }
+
+  private get runner(): TaskRunner {
+    return this.moduleRef.get(TaskRunner, { strict: false });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.store.unfinished().then(
+      (ids) => {
+        if (ids.length > 0) this.logger.log(`resuming ${ids.length} unfinished task(s)`);
+        for (const id of ids) void this.start(id);
+      },
+      (error: unknown) => this.logger.error(`cannot resume tasks: ${String(error)}`),
+    );
+  }
+
+  async start(taskId: number): Promise<void> {
+    this.background(`task ${taskId} listing`, (final) => this.runner.expand(taskId, final));
+  }
+
+  async addItems(taskId: number, seqs: number[]): Promise<void> {
+    for (const seq of seqs) this.waiting.push({ taskId, seq, attempts: 0 });
+    this.pump();
+    while (this.waiting.length > HIGH_WATER && !this.stopping) {
+      await new Promise<void>((resolve) => this.drained.push(resolve));
+    }
+  }
+
+  async deliverWebhook(taskId: number): Promise<void> {
+    this.background(`task ${taskId} webhook`, (final) => this.runner.deliverWebhook(taskId, final));
+  }
+
+  /** Stops taking work, waits for the items being edited (up to a grace period); the rest stays pending. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.waiting.length = 0;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.releaseWaiters();
+    const all = Promise.allSettled([...this.running, ...this.side]);
+    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+  }
+
+  private pump(): void {
+    while (!this.stopping && this.running.size < this.config.taskConcurrency && this.waiting.length > 0) {
+      const work = this.waiting.shift()!;
+      const run = this.runItem(work).finally(() => {
+        this.running.delete(run);
+        this.pump();
+      });
+      this.running.add(run);
+    }
+    if (this.waiting.length <= HIGH_WATER / 2) this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    const waiters = this.drained;
+    this.drained = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private async runItem(work: ItemWork): Promise<void> {
+    work.attempts += 1;
+    const final = work.attempts >= this.config.taskAttempts;
+    try {
+      await this.runner.runItem(work.taskId, work.seq, final);
+    } catch (error) {
+      this.logger.warn(
+        `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
+      );
+      this.later(work.attempts, () => {
+        this.waiting.push(work);
+        this.pump();
+      });
+    }
+  }
+
+  /** Runs a listing or a webhook outside the item slots, retrying transient failures with backoff. */
+  private background(label: string, run: (finalAttempt: boolean) => Promise<void>, attempt = 1): void {
+    if (this.stopping) return;
+    const final = attempt >= this.config.taskAttempts;
+    const job = run(final)
+      .catch((error: unknown) => {
+        this.logger.warn(`${label}: attempt ${attempt} failed${final ? '' : ', retrying'}: ${String(error)}`);
+        if (!final) this.later(attempt, () => this.background(label, run, attempt + 1));
+      })
+      .finally(() => this.side.delete(job));
+    this.side.add(job);
+  }
+
+  private later(attempt: number, run: () => void): void {
+    if (this.stopping) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        run();
+      },
+      this.config.taskRetryDelayMs * 2 ** (attempt - 1),
+    );
+    timer.unref();
+    this.timers.add(timer);
+  }
+}

@@ -1,0 +1,183 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppConfig, mediaTypeOfExtension } from '@app/common';
+import type { EditTaskEntity } from '@app/database';
+import { StorageResolver } from '@app/storage';
+import { EditExecutor } from '../edit-executor';
+import type { EditRequest } from '../edit-request';
+import { TaskQueue } from './task-queue';
+import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
+import { failureMessage, isTransient } from './task-failure';
+import { TaskStore, type NewItem } from './task-store';
+import { taskView, type TaskView } from './task-view';
+import { WebhookSender } from './webhook-sender';
+
+/** Items recorded and queued together while a folder is listed. */
+const CHUNK = 100;
+
+const isFinal = (task: EditTaskEntity) => task.status === 'DONE' || task.status === 'ERROR';
+
+/**
+ * The work of a task, the same in both modes (BullMQ worker, or the API process in embedded mode): list the
+ * input into items, edit each item with EditExecutor, end the task when every item is final, send its webhook.
+ * Every step reads its state from the database first, so that running one twice (a retried job, a restart)
+ * changes nothing: a final item is never edited again, and a task's status only moves forward.
+ */
+@Injectable()
+export class TaskRunner {
+  private readonly logger = new Logger(TaskRunner.name);
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly store: TaskStore,
+    private readonly executor: EditExecutor,
+    private readonly resolver: StorageResolver,
+    private readonly queue: TaskQueue,
+    private readonly webhooks: WebhookSender,
+  ) {}
+
+  /**
+   * Lists the task's input into items and queues them (or, when that was done before, queues the items still
+   * pending). A transient failure throws for a retry unless `finalAttempt`; any other ends the task in ERROR.
+   */
+  async expand(taskId: number, finalAttempt = true): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task || isFinal(task)) return;
+    await this.store.advance(taskId, 'PROCESSING');
+    if (task.expanded) {
+      await this.requeuePending(taskId);
+    } else {
+      let count: number;
+      try {
+        count = await this.record(task, requestOf(task).input);
+      } catch (error) {
+        if (isTransient(error) && !finalAttempt) throw error;
+        this.logger.warn(`task ${taskId}: its input cannot be listed: ${failureMessage(error)}`);
+        return this.end(task, 'ERROR', failureMessage(error));
+      }
+      if (count === 0) return this.end(task, 'ERROR', `${describe(requestOf(task).input)} holds no images.`);
+      await this.store.markExpanded(taskId);
+    }
+    await this.finishIfDone(taskId);
+  }
+
+  /**
+   * Edits one item. A transient failure throws for a retry unless `finalAttempt`; any other failure (or the
+   * last attempt's) records the item as FAILED with the reason.
+   */
+  async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task || isFinal(task)) return;
+    const item = await this.store.item(taskId, seq);
+    if (!item || item.status !== 'PENDING' || !(await this.store.startAttempt(item))) return;
+    const { edit } = requestOf(task);
+    const destination = edit.output.destination;
+    const request: EditRequest = {
+      ...edit,
+      input: item.input,
+      output: {
+        ...edit.output,
+        destination: destination && task.kind === 'batch' ? `${destination}${item.subPath}` : destination,
+      },
+    };
+    try {
+      const result = await this.executor.execute(task.accountId, request);
+      await this.store.finishItem(item.id, { status: 'DONE', input: result.input, output: result.output });
+    } catch (error) {
+      if (isTransient(error) && !finalAttempt) throw error;
+      this.logger.warn(`task ${taskId} item ${seq} (${item.input}) failed: ${failureMessage(error)}`);
+      await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
+    }
+    await this.finishIfDone(taskId);
+  }
+
+  /** Delivers the ended task to its webhook; throws for a retry unless `finalAttempt`, then gives up. */
+  async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task?.webhookUrl || !isFinal(task) || task.webhookState !== 'pending') return;
+    try {
+      await this.webhooks.send(task.webhookUrl, { data: await this.view(task) });
+      await this.store.setWebhookState(taskId, 'sent');
+    } catch (error) {
+      if (!finalAttempt && isTransient(error)) throw error;
+      this.logger.warn(`task ${taskId}: webhook not delivered: ${failureMessage(error)}`);
+      await this.store.setWebhookState(taskId, 'failed');
+    }
+  }
+
+  async view(task: EditTaskEntity): Promise<TaskView> {
+    const [items, counts] = await Promise.all([this.store.finishedItems(task.id), this.store.counts(task.id)]);
+    return taskView(task, items, counts, this.config.publicBaseUrl);
+  }
+
+  /** Records the input's items in chunks as the listing pages in; returns how many. */
+  private async record(task: EditTaskEntity, input: BatchInput): Promise<number> {
+    let seq = 0;
+    let chunk: NewItem[] = [];
+    const flush = async () => {
+      await this.store.addItems(task.id, chunk);
+      await this.queue.addItems(
+        task.id,
+        chunk.map((item) => item.seq),
+      );
+      chunk = [];
+    };
+    for await (const item of this.inputs(task.accountId, input)) {
+      chunk.push({ seq: seq++, ...item });
+      if (chunk.length === CHUNK) await flush();
+    }
+    await flush();
+    return seq;
+  }
+
+  /** The images of a folder (by extension: the eight input types), or the listed files, in a fixed order. */
+  private async *inputs(accountId: number, input: BatchInput): AsyncIterable<Omit<NewItem, 'seq'>> {
+    if (input.kind === 'files') {
+      for (const entry of input.inputs) yield { input: entry, subPath: '' };
+      return;
+    }
+    const folder = await this.resolver.resolve(accountId, input.reference, 'input');
+    const prefix = `storage://${folder.storage.name}/`;
+    for await (const object of folder.driver.list(folder.path, { recursive: input.recursive })) {
+      const name = object.path.split('/').pop() ?? '';
+      if (!mediaTypeOfExtension(name.includes('.') ? name.split('.').pop()! : '')) continue;
+      const below = object.path.slice(folder.path.length);
+      const subPath = below.includes('/') ? below.slice(0, below.lastIndexOf('/') + 1) : '';
+      yield { input: `${prefix}${object.path}`, subPath };
+    }
+  }
+
+  private async requeuePending(taskId: number): Promise<void> {
+    for (let after = -1; ;) {
+      const page = await this.store.pendingItems(taskId, after, CHUNK);
+      if (page.length === 0) return;
+      await this.queue.addItems(
+        taskId,
+        page.map((item) => item.seq),
+      );
+      after = page[page.length - 1].seq;
+    }
+  }
+
+  /** Ends the task when it is listed and no item is pending: DONE, or ERROR when any item failed. */
+  private async finishIfDone(taskId: number): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task?.expanded || isFinal(task)) return;
+    const counts = await this.store.counts(taskId);
+    if (counts.pending > 0) return;
+    await this.end(task, counts.failed > 0 ? 'ERROR' : 'DONE');
+  }
+
+  private async end(task: EditTaskEntity, status: 'DONE' | 'ERROR', error?: string): Promise<void> {
+    if (!(await this.store.advance(task.id, status, error))) return;
+    if (task.webhookUrl) await this.queue.deliverWebhook(task.id);
+  }
+}
+
+/** The stored request, parsed again (it was valid when the task was created). */
+export function requestOf(task: EditTaskEntity): TaskRequest {
+  return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
+}
+
+function describe(input: BatchInput): string {
+  return input.kind === 'folder' ? `The folder ${input.reference}` : 'The input';
+}

@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { EditTaskEntity, EditTaskItemEntity, type TaskKind, type TaskStatus, type WebhookState } from '@app/database';
+import type { ImageInfo, OutputImageInfo } from '../image-info';
+
+/** One input of a task as the expansion records it. */
+export interface NewItem {
+  seq: number;
+  input: string;
+  subPath: string;
+}
+
+export interface TaskCounts {
+  total: number;
+  done: number;
+  failed: number;
+  pending: number;
+}
+
+/** Statuses a task may move to from each status: forward only. */
+const NEXT: Record<TaskStatus, TaskStatus[]> = {
+  ACCEPTED: ['PROCESSING', 'DONE', 'ERROR'],
+  PROCESSING: ['DONE', 'ERROR'],
+  DONE: [],
+  ERROR: [],
+};
+
+/**
+ * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,
+ * workers) racing on one task or item cannot move a status backwards or finish an item twice.
+ */
+@Injectable()
+export class TaskStore {
+  constructor(
+    @InjectRepository(EditTaskEntity) private readonly tasks: Repository<EditTaskEntity>,
+    @InjectRepository(EditTaskItemEntity) private readonly items: Repository<EditTaskItemEntity>,
+  ) {}
+
+  async create(
+    accountId: number,
+    kind: TaskKind,
+    request: Record<string, unknown>,
+    webhookUrl: string | undefined,
+  ): Promise<EditTaskEntity> {
+    return this.tasks.save(
+      this.tasks.create({
+        accountId,
+        kind,
+        status: 'ACCEPTED',
+        request,
+        error: null,
+        expanded: false,
+        webhookUrl: webhookUrl ?? null,
+        webhookState: webhookUrl ? 'pending' : 'none',
+        finishedAt: null,
+      }),
+    );
+  }
+
+  find(id: number): Promise<EditTaskEntity | null> {
+    return this.tasks.findOneBy({ id });
+  }
+
+  findOwned(accountId: number, id: number, kind: TaskKind): Promise<EditTaskEntity | null> {
+    return this.tasks.findOneBy({ id, accountId, kind });
+  }
+
+  /** Moves the task to `status` if that is forward from where it is; returns whether it moved. */
+  async advance(id: number, status: TaskStatus, error?: string): Promise<boolean> {
+    const from = (Object.keys(NEXT) as TaskStatus[]).filter((s) => NEXT[s].includes(status));
+    const final = status === 'DONE' || status === 'ERROR';
+    const result = await this.tasks.update(
+      { id, status: In(from) },
+      { status, ...(error !== undefined && { error }), ...(final && { finishedAt: new Date() }) },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  async markExpanded(id: number): Promise<void> {
+    await this.tasks.update({ id }, { expanded: true });
+  }
+
+  async setWebhookState(id: number, state: WebhookState): Promise<void> {
+    await this.tasks.update({ id }, { webhookState: state });
+  }
+
+  /** Records items; ones already recorded (a repeated expansion) are left as they are. */
+  async addItems(taskId: number, items: NewItem[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.items
+      .createQueryBuilder()
+      .insert()
+      .into(EditTaskItemEntity)
+      .values(items.map((item) => ({ taskId, ...item, status: 'PENDING' as const, attempts: 0 })))
+      .orIgnore()
+      .execute();
+  }
+
+  item(taskId: number, seq: number): Promise<EditTaskItemEntity | null> {
+    return this.items.findOneBy({ taskId, seq });
+  }
+
+  /** Counts a run of a pending item; false when the item is already final (it must not run again). */
+  async startAttempt(item: EditTaskItemEntity): Promise<boolean> {
+    const result = await this.items.update({ id: item.id, status: 'PENDING' }, { attempts: () => 'attempts + 1' });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Finishes a pending item; false when another run finished it first. */
+  async finishItem(
+    id: number,
+    outcome:
+      | { status: 'DONE'; input: ImageInfo; output: OutputImageInfo }
+      | { status: 'FAILED'; input?: ImageInfo; error: string },
+  ): Promise<boolean> {
+    const values =
+      outcome.status === 'DONE'
+        ? { status: outcome.status, inputInfo: { ...outcome.input }, outputInfo: { ...outcome.output }, error: null }
+        : { status: outcome.status, inputInfo: outcome.input ? { ...outcome.input } : null, error: outcome.error };
+    const result = await this.items.update({ id, status: 'PENDING' }, { ...values, finishedAt: new Date() });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async counts(taskId: number): Promise<TaskCounts> {
+    const rows: { status: string; count: string | number }[] = await this.items
+      .createQueryBuilder('item')
+      .select('item.status', 'status')
+      .addSelect('COUNT(*)', 'count')
+      .where('item.task_id = :taskId', { taskId })
+      .groupBy('item.status')
+      .getRawMany();
+    const by = Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+    const done = by.DONE ?? 0;
+    const failed = by.FAILED ?? 0;
+    const pending = by.PENDING ?? 0;
+    return { total: done + failed + pending, done, failed, pending };
+  }
+
+  /** Pending items after `afterSeq`, in order, `limit` at a time (resuming a task without reading all of it). */
+  pendingItems(taskId: number, afterSeq: number, limit: number): Promise<EditTaskItemEntity[]> {
+    return this.items
+      .createQueryBuilder('item')
+      .where('item.task_id = :taskId AND item.status = :status AND item.seq > :afterSeq', {
+        taskId,
+        status: 'PENDING',
+        afterSeq,
+      })
+      .orderBy('item.seq', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Final items, in order, for the task's `results` and `errors`. */
+  finishedItems(taskId: number): Promise<EditTaskItemEntity[]> {
+    return this.items.find({
+      where: { taskId, status: In(['DONE', 'FAILED']) },
+      order: { seq: 'ASC' },
+    });
+  }
+
+  /** Tasks that have not ended (to resume after a restart in embedded mode). */
+  async unfinished(): Promise<number[]> {
+    const rows = await this.tasks.find({
+      select: { id: true },
+      where: { status: In(['ACCEPTED', 'PROCESSING']) },
+      order: { id: 'ASC' },
+    });
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,93 @@
+import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
+import type { ImageInfo, OutputImageInfo } from '../image-info';
+import type { TaskCounts } from './task-store';
+
+/** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
+export type TaskInputInfo = ImageInfo & { input: string };
+
+export interface TaskResult {
+  input_object: TaskInputInfo;
+  output_object: OutputImageInfo;
+}
+
+export interface TaskError {
+  error: string;
+  created_at: string;
+  input_object: TaskInputInfo;
+}
+
+/** The Batch task of the contract, plus `progress` (and `result` for an asynchronous edit). */
+export interface TaskView {
+  id: number;
+  status: TaskStatus;
+  result_url: string;
+  created_at: string;
+  finished_at: string | null;
+  request: Record<string, unknown>;
+  progress: { total: number; done: number; failed: number };
+  errors: TaskError[];
+  results: TaskResult[];
+  result?: TaskResult | null;
+}
+
+/** The route of a task of each kind, below the public base URL. */
+export function taskPath(task: Pick<EditTaskEntity, 'id' | 'kind'>): string {
+  return task.kind === 'batch' ? `/v1/image/edit/batch/${task.id}` : `/v1/image/edit/async/${task.id}`;
+}
+
+/** An input whose header was never read: what its name says, sizes 0. */
+function unreadInput(input: string): TaskInputInfo {
+  const name = input.split('?')[0].split('/').pop() ?? '';
+  const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+  return { ext, mps: 0, mime: '', format: '', width: 0, height: 0, input };
+}
+
+function inputOf(item: EditTaskItemEntity): TaskInputInfo {
+  return item.inputInfo ? { ...(item.inputInfo as unknown as ImageInfo), input: item.input } : unreadInput(item.input);
+}
+
+export function taskView(
+  task: EditTaskEntity,
+  items: EditTaskItemEntity[],
+  counts: TaskCounts,
+  publicBaseUrl: string,
+): TaskView {
+  const results = items
+    .filter((item) => item.status === 'DONE')
+    .map((item) => ({ input_object: inputOf(item), output_object: item.outputInfo as unknown as OutputImageInfo }));
+  const errors: TaskError[] = items
+    .filter((item) => item.status === 'FAILED')
+    .map((item) => ({
+      error: item.error ?? 'failed',
+      created_at: (item.finishedAt ?? task.createdAt).toISOString(),
+      input_object: inputOf(item),
+    }));
+  if (task.error) {
+    errors.unshift({
+      error: task.error,
+      created_at: (task.finishedAt ?? task.createdAt).toISOString(),
+      input_object: unreadInput(describeInput(task.request)),
+    });
+  }
+  return {
+    id: task.id,
+    status: task.status,
+    result_url: `${publicBaseUrl}${taskPath(task)}`,
+    created_at: task.createdAt.toISOString(),
+    finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
+    request: task.request,
+    progress: { total: counts.total, done: counts.done, failed: counts.failed },
+    errors,
+    results,
+    ...(task.kind === 'async' && { result: results[0] ?? null }),
+  };
+}
+
+/** The task's input as one string, for a task-level error. */
+function describeInput(request: Record<string, unknown>): string {
+  const input = request.input;
+  if (typeof input === 'string') return input;
+  if (Array.isArray(input)) return String(input[0] ?? '');
+  if (input && typeof input === 'object' && 'source' in input) return String((input as { source: unknown }).source);
+  return '';
+}

@@ -1,0 +1,73 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { AppConfig } from '@app/common';
+import { EDIT_QUEUE } from '../queue.constants';
+import { bullConnection } from './bullmq-task-queue';
+import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
+import { TaskRunner } from './task-runner';
+
+/**
+ * The worker app's BullMQ consumer of {@link EDIT_QUEUE}: TASK_CONCURRENCY jobs at once, each a call to
+ * TaskRunner. A job that throws is retried by BullMQ (attempts and backoff set when it was added); its last
+ * attempt records the failure instead of throwing. A killed worker's jobs are found stalled once their lock
+ * (WORKER_LOCK_MS) runs out and run again; TaskRunner makes that harmless. Shutdown stops taking jobs and
+ * waits for the ones in hand.
+ */
+@Injectable()
+export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(TaskWorker.name);
+  private worker?: Worker;
+  private connection?: Redis;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly runner: TaskRunner,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.connection = bullConnection(this.config.redisUrl!, 'atelier-worker');
+    this.worker = new Worker(EDIT_QUEUE, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: this.config.redisPrefix,
+      concurrency: this.config.taskConcurrency,
+      lockDuration: this.config.workerLockMs,
+      stalledInterval: this.config.workerLockMs,
+      maxStalledCount: 3,
+    });
+    this.worker.on('error', (error) => this.logger.error(`worker: ${error.message}`));
+  }
+
+  /** Resolves once the worker is connected and taking jobs. */
+  async waitUntilReady(): Promise<void> {
+    await this.worker?.waitUntilReady();
+  }
+
+  async process(job: Job): Promise<void> {
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    switch (job.name) {
+      case TaskJobs.expand:
+        return this.runner.expand((job.data as ExpandJob).taskId, final);
+      case TaskJobs.item: {
+        const { taskId, seq } = job.data as ItemJob;
+        return this.runner.runItem(taskId, seq, final);
+      }
+      case TaskJobs.webhook:
+        return this.runner.deliverWebhook((job.data as ExpandJob).taskId, final);
+      default:
+        this.logger.error(`job ${job.id} has the unknown name "${job.name}"`);
+        throw new UnrecoverableError(`unknown job name "${job.name}"`);
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker?.close();
+    this.connection?.disconnect();
+  }
+}

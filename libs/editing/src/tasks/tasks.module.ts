@@ -1,0 +1,33 @@
+import { DynamicModule, Module, type Provider } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '@app/common';
+import { EditTaskEntity, EditTaskItemEntity } from '@app/database';
+import { StorageModule } from '@app/storage';
+import { EditingModule } from '../editing.module';
+import { BullMqTaskQueue } from './bullmq-task-queue';
+import { InProcessTaskQueue } from './in-process-task-queue';
+import { TaskQueue } from './task-queue';
+import { TaskRunner } from './task-runner';
+import { TaskService } from './task-service';
+import { TaskStore } from './task-store';
+import { TaskWorker } from './task-worker';
+import { WebhookSender } from './webhook-sender';
+
+/**
+ * Batch and asynchronous edits. `api`: creates and shows tasks; with REDIS_URL it queues their work on BullMQ,
+ * without it runs the work itself (InProcessTaskQueue). `worker`: runs queued work (TaskWorker).
+ */
+@Module({})
+export class TasksModule {
+  static forRoot(config: AppConfig, role: 'api' | 'worker'): DynamicModule {
+    const queue: Provider = config.redisUrl
+      ? { provide: TaskQueue, useClass: BullMqTaskQueue }
+      : { provide: TaskQueue, useClass: InProcessTaskQueue };
+    return {
+      module: TasksModule,
+      imports: [TypeOrmModule.forFeature([EditTaskEntity, EditTaskItemEntity]), StorageModule, EditingModule],
+      providers: [TaskStore, TaskRunner, TaskService, WebhookSender, queue, ...(role === 'worker' ? [TaskWorker] : [])],
+      exports: [TaskService, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
+    };
+  }
+}
