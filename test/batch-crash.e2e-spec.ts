@@ -1,0 +1,153 @@
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisUrl } from './helpers/databases';
+import { client } from './helpers/http';
+import { startApiProcess, type RunningProcess } from './helpers/process';
+import { startS3Server, type S3TestServer } from './helpers/s3-server';
+import { startWorker, waitForTask } from './helpers/tasks';
+import { scratchEnvironment, startTestApp, type TestApp } from './helpers/test-app';
+
+/*
+ * Crash safety (issue: batch and asynchronous editing): a batch of 200 images, the process running it killed
+ * with SIGKILL midway and started again. Every input must end with exactly one output of its name (none
+ * missing, none extra), one result each, and the task DONE. Embedded mode kills the API (the task resumes at
+ * its next start); BullMQ mode kills the worker (its jobs are found stalled and run by the new worker).
+ */
+
+const COUNT = 200;
+const IN = 'crash-in';
+const OUT = 'crash-out';
+let s3: S3TestServer;
+
+async function keys(bucket: string, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    found.push(...(page.Contents ?? []).map((object) => object.Key!));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return found.sort();
+}
+
+const names = Array.from({ length: COUNT }, (_, i) => `photo-${String(i).padStart(3, '0')}`);
+
+beforeAll(async () => {
+  s3 = await startS3Server([IN, OUT]);
+  const base = await sharp({
+    create: { width: 640, height: 480, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+  })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  for (let i = 0; i < COUNT; i += 20) {
+    await Promise.all(
+      names
+        .slice(i, i + 20)
+        .map((name) => s3.client.send(new PutObjectCommand({ Bucket: IN, Key: `photos/${name}.jpg`, Body: base }))),
+    );
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await s3?.stop();
+});
+
+function storageBody(name: string, bucket: string) {
+  return {
+    name,
+    type: 's3',
+    parameters: {
+      bucket,
+      endpoint: s3.endpoint,
+      credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
+    },
+  };
+}
+
+/** Creates the storages and the batch; returns the task's path. */
+async function startBatch(url: string, key: string, output: string): Promise<string> {
+  for (const [name, bucket] of [
+    ['in', IN],
+    ['out', OUT],
+  ]) {
+    const res = await client(url, key).post('/v1/storage/storages', storageBody(name, bucket));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  const res = await client(url, key).post('/v1/image/edit/batch', {
+    input: 'storage://in/photos/',
+    operations: { resizing: { width: 320, height: 320, fit: 'bounds' }, adjustments: { sharpness: 40 } },
+    output: `storage://out/${output}/`,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return `/v1/image/edit/batch/${res.body.data.id}`;
+}
+
+/** Waits (bounded) until at least `done` items are done; returns the count seen. */
+async function waitForProgress(url: string, key: string, path: string, done: number): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const res = await client(url, key).get(path);
+    if (res.body.data.progress.done >= done) return res.body.data.progress.done;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`fewer than ${done} items done within 60 s`);
+}
+
+async function expectExactlyOnce(task: Record<string, any>, output: string): Promise<void> {
+  expect(task.status).toBe('DONE');
+  expect(task.errors).toEqual([]);
+  expect(task.progress).toEqual({ total: COUNT, done: COUNT, failed: 0 });
+  const inputs = task.results.map((result: any) => result.input_object.input);
+  expect(new Set(inputs).size).toBe(COUNT);
+  expect(await keys(OUT, `${output}/`)).toEqual(names.map((name) => `${output}/${name}.jpg`));
+}
+
+describe('a batch survives SIGKILL', () => {
+  it('embedded mode: the API is killed midway and the task resumes at its next start', async () => {
+    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
+    const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
+    const key = env.ADMIN_API_KEY!;
+    let api: (RunningProcess & { url: string }) | undefined = await startApiProcess(env);
+    try {
+      const path = await startBatch(api.url, key, 'embedded');
+      const seen = await waitForProgress(api.url, key, path, 30);
+      api.child.kill('SIGKILL');
+      await api.exited;
+      expect(seen).toBeLessThan(COUNT);
+      api = await startApiProcess(env);
+      const task = await waitForTask(api.url, key, path, 120_000);
+      await expectExactlyOnce(task, 'embedded');
+    } finally {
+      await api?.stop();
+      await scratch.cleanup();
+    }
+  }, 240_000);
+
+  it.skipIf(!testRedisUrl)(
+    'BullMQ mode: the worker is killed midway and a new worker finishes the task',
+    async () => {
+      let app: TestApp | undefined;
+      let worker: RunningProcess | undefined;
+      try {
+        app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+        const workerEnv = { ...app.env, PUBLIC_BASE_URL: app.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: '2000' };
+        worker = await startWorker(workerEnv);
+        const path = await startBatch(app.url, app.adminKey, 'bullmq');
+        const seen = await waitForProgress(app.url, app.adminKey, path, 30);
+        worker.child.kill('SIGKILL');
+        await worker.exited;
+        expect(seen).toBeLessThan(COUNT);
+        worker = await startWorker(workerEnv);
+        const task = await waitForTask(app.url, app.adminKey, path, 120_000);
+        await expectExactlyOnce(task, 'bullmq');
+      } finally {
+        await worker?.stop();
+        await app?.close();
+      }
+    },
+    240_000,
+  );
+});
