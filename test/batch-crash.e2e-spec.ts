@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from './helpers/databases';
 import { client } from './helpers/http';
 import { startApiProcess, type RunningProcess } from './helpers/process';
-import { startS3Server, type S3TestServer } from './helpers/s3-server';
+import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorker, waitForTask } from './helpers/tasks';
 import { scratchEnvironment, startTestApp, type TestApp } from './helpers/test-app';
 
@@ -38,7 +38,13 @@ const names = Array.from({ length: COUNT }, (_, i) => `photo-${String(i).padStar
 beforeAll(async () => {
   s3 = await startS3Server([IN, OUT]);
   const base = await sharp({
-    create: { width: 640, height: 480, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+    create: {
+      width: 640,
+      height: 480,
+      channels: 3,
+      background: { r: 0, g: 0, b: 0 },
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
   })
     .jpeg({ quality: 90 })
     .toBuffer();
@@ -55,25 +61,13 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-function storageBody(name: string, bucket: string) {
-  return {
-    name,
-    type: 's3',
-    parameters: {
-      bucket,
-      endpoint: s3.endpoint,
-      credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
-    },
-  };
-}
-
 /** Creates the storages and the batch; returns the task's path. */
 async function startBatch(url: string, key: string, output: string): Promise<string> {
   for (const [name, bucket] of [
     ['in', IN],
     ['out', OUT],
   ]) {
-    const res = await client(url, key).post('/v1/storage/storages', storageBody(name, bucket));
+    const res = await client(url, key).post('/v1/storage/storages', s3StorageBody(s3, name, bucket));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
   const res = await client(url, key).post('/v1/image/edit/batch', {
@@ -109,7 +103,7 @@ describe('a batch survives SIGKILL', () => {
   it('embedded mode: the API is killed midway and the task resumes at its next start', async () => {
     const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
     const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
-    const key = env.ADMIN_API_KEY!;
+    const key = scratch.env.ADMIN_API_KEY!;
     let api: (RunningProcess & { url: string }) | undefined = await startApiProcess(env);
     try {
       const path = await startBatch(api.url, key, 'embedded');

@@ -9,7 +9,7 @@ import { fetchResult } from './helpers/edit-client';
 import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
-import { startS3Server, type S3TestServer } from './helpers/s3-server';
+import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -42,18 +42,6 @@ async function read(bucket: string, key: string): Promise<Buffer> {
   return Buffer.from(await object.Body!.transformToByteArray());
 }
 
-function storage(name: string, bucket: string) {
-  return {
-    name,
-    type: 's3',
-    parameters: {
-      bucket,
-      endpoint: s3.endpoint,
-      credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
-    },
-  };
-}
-
 const api = () => client(app.url, app.adminKey);
 
 async function runBatch(body: unknown): Promise<Record<string, any>> {
@@ -78,7 +66,7 @@ beforeAll(async () => {
     ['in', IN],
     ['out', OUT],
   ]) {
-    const res = await api().post('/v1/storage/storages', storage(name, bucket));
+    const res = await api().post('/v1/storage/storages', s3StorageBody(s3, name, bucket));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
   // A folder of mixed images, one of them in a sub-folder, and a file that is not an image.

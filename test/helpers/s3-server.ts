@@ -65,3 +65,16 @@ export async function startS3Server(buckets: string[]): Promise<S3TestServer> {
     },
   };
 }
+
+/** The body of POST /v1/storage/storages for an `s3` storage on this server (bucket root, the run's keys). */
+export function s3StorageBody(s3: S3TestServer, name: string, bucket: string) {
+  return {
+    name,
+    type: 's3',
+    parameters: {
+      bucket,
+      endpoint: s3.endpoint,
+      credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
+    },
+  };
+}
