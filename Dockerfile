@@ -1,7 +1,7 @@
 # Atelier: one image for the API (default command) and the worker.
 #   docker build -t atelier .
 #   docker run -p 3000:3000 -v atelier-data:/app/data atelier                 # embedded mode
-#   docker run atelier node --initial-old-space-size=256 dist/apps/worker/src/main.js   # worker (needs REDIS_URL)
+#   docker run atelier node --initial-old-space-size=96 dist/apps/worker/src/main.js    # worker (needs REDIS_URL)
 # The scaled deployment is docker-compose.yml; variables are listed in docs/configuration.md.
 
 FROM node:20-bookworm-slim AS build

@@ -13,6 +13,10 @@ import { scratchEnvironment, startTestApp, type TestApp } from './helpers/test-a
  * with SIGKILL midway and started again. Every input must end with exactly one output of its name (none
  * missing, none extra), one result each, and the task DONE. Embedded mode kills the API (the task resumes at
  * its next start); BullMQ mode kills the worker (its jobs are found stalled and run by the new worker).
+ *
+ * Graceful shutdown: the same batch, the process sent SIGTERM midway. It must stop taking work, finish the
+ * items in hand (no attempt fails: a failed attempt logs a warning; none is left locked) and exit by itself
+ * with code 0; the next process finishes the task.
  */
 
 const COUNT = 200;
@@ -99,6 +103,30 @@ async function expectExactlyOnce(task: Record<string, any>, output: string): Pro
   expect(await keys(OUT, `${output}/`)).toEqual(names.map((name) => `${output}/${name}.jpg`));
 }
 
+/** Whether the process ended by itself within `ms` (bounded; it is not killed here). */
+async function exitsWithin(running: RunningProcess, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const ended = await Promise.race([running.exited.then(() => true), late]);
+  clearTimeout(timer);
+  return ended;
+}
+
+/** Whether the process logs `text` within `ms` (bounded poll). */
+async function logsWithin(running: RunningProcess, text: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!running.output().includes(text)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** Structured log lines of a process at level warn or above (a failed attempt is a warning). */
+function problemLines(output: string): string[] {
+  return output.split('\n').filter((line) => /"level":"(warn|error|fatal)"/.test(line));
+}
+
 describe('a batch survives SIGKILL', () => {
   it('embedded mode: the API is killed midway and the task resumes at its next start', async () => {
     const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
@@ -137,6 +165,68 @@ describe('a batch survives SIGKILL', () => {
         worker = await startWorker(workerEnv);
         const task = await waitForTask(app.url, app.adminKey, path, 120_000);
         await expectExactlyOnce(task, 'bullmq');
+      } finally {
+        await worker?.stop();
+        await app?.close();
+      }
+    },
+    240_000,
+  );
+});
+
+describe('graceful shutdown: SIGTERM midway stops taking work and finishes what is in hand', () => {
+  it('embedded mode: the API finishes its items in hand and exits; its next start finishes the task', async () => {
+    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
+    const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
+    const key = scratch.env.ADMIN_API_KEY!;
+    let api: (RunningProcess & { url: string }) | undefined = await startApiProcess(env);
+    try {
+      const path = await startBatch(api.url, key, 'embedded-term');
+      await waitForProgress(api.url, key, path, 30);
+      api.child.kill('SIGTERM');
+      expect(await exitsWithin(api, 30_000), 'the API did not exit within 30 s of SIGTERM').toBe(true);
+      expect(await api.exited).toBe(0);
+      const output = api.output();
+      expect(output).toMatch(/Stopped; the items in hand finished in \d+ ms/);
+      expect(problemLines(output)).toEqual([]);
+      api = await startApiProcess(env);
+      expect(await logsWithin(api, 'resuming 1 unfinished task(s)', 10_000)).toBe(true); // it stopped taking items
+      const resumed = await client(api.url, key).get(path);
+      expect(resumed.body.data.progress.failed).toBe(0); // and those in hand did not fail
+      const task = await waitForTask(api.url, key, path, 120_000);
+      await expectExactlyOnce(task, 'embedded-term');
+    } finally {
+      await api?.stop();
+      await scratch.cleanup();
+    }
+  }, 240_000);
+
+  it.skipIf(!testRedisUrl)(
+    'BullMQ mode: the worker finishes its jobs in hand and exits, leaving none locked; a new worker finishes the task',
+    async () => {
+      let app: TestApp | undefined;
+      let worker: RunningProcess | undefined;
+      try {
+        app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+        // A lock far longer than the test waits: a job left locked by the stopped worker would only run again
+        // after it runs out (the stalled-job check), so the new worker could not finish the task in time.
+        const workerEnv = { ...app.env, PUBLIC_BASE_URL: app.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: '300000' };
+        worker = await startWorker(workerEnv);
+        const path = await startBatch(app.url, app.adminKey, 'bullmq-term');
+        await waitForProgress(app.url, app.adminKey, path, 30);
+        worker.child.kill('SIGTERM');
+        expect(await exitsWithin(worker, 30_000), 'the worker did not exit within 30 s of SIGTERM').toBe(true);
+        expect(await worker.exited).toBe(0);
+        const output = worker.output();
+        expect(output).toMatch(/Stopped taking jobs; those in hand finished in \d+ ms/);
+        expect(output).toContain('Atelier worker stopped (SIGTERM)');
+        expect(problemLines(output)).toEqual([]);
+        const stopped = await client(app.url, app.adminKey).get(path);
+        expect(stopped.body.data.progress.done).toBeLessThan(COUNT);
+        expect(stopped.body.data.progress.failed).toBe(0);
+        worker = await startWorker(workerEnv);
+        const task = await waitForTask(app.url, app.adminKey, path, 90_000);
+        await expectExactlyOnce(task, 'bullmq-term');
       } finally {
         await worker?.stop();
         await app?.close();

@@ -244,7 +244,7 @@ describe('SafeFetcher downloads from allowed servers', () => {
       expect(dns.promises.lookup).toHaveBeenCalledTimes(3);
     } finally {
       server.off('connection', count);
-      client.onModuleDestroy();
+      client.onApplicationShutdown();
     }
   });
 
@@ -259,7 +259,7 @@ describe('SafeFetcher downloads from allowed servers', () => {
       expect(error.codeName).toBe('FETCH_REFUSED');
       expect(hits).toHaveLength(1);
     } finally {
-      client.onModuleDestroy();
+      client.onApplicationShutdown();
     }
   });
 

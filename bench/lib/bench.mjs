@@ -1,6 +1,7 @@
-// The run (started by bench/run.mjs): the same edit (a 12 MP JPEG fitted into 1024x1024, as JPEG, WEBP and
-// AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare node:http
-// server around sharp; throughput and latency at concurrency 1, 2 and 4. See bench/README.md.
+// The run (started by bench/run.mjs), two suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
+// JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
+// node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
+// batch: lib/batch-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +14,16 @@ import { describeMachine } from './machine.mjs';
 import { bare, inProcess, inProcessShared, ipx, service, verify } from './methods.mjs';
 import { readOptions } from './options.mjs';
 import { startNodeServer, stopAll } from './processes.mjs';
+import { renderBatch } from './batch-report.mjs';
+import { runBatchSuite } from './batch-bench.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
 import { fitBounds } from './sharp-work.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = join(ROOT, 'docs', 'benchmarks.md');
-const DOC_TEMPLATE = '# Benchmarks\n\nHow they run: bench/README.md.\n\n{{results}}\n';
+const DOC_HEADING = '# Benchmarks\n\nHow they run: bench/README.md.\n';
+/** Generated photos of the batch suite, kept between runs (git-ignored). */
+const CACHE = join(ROOT, 'bench', '.cache');
 
 const log = (line) => process.stdout.write(`${line}\n`);
 
@@ -104,7 +109,7 @@ function report(options, run) {
   log(targetLines(results, options.formats, methods));
   if (options.json) writeFileSync(options.json, JSON.stringify({ machine, options, results, sizes, avif }, null, 2));
   if (options.writeDoc) {
-    writeResults(DOC, renderResults({ options, ...run }), DOC_TEMPLATE);
+    writeResults(DOC, renderResults({ options, ...run }), DOC_HEADING, 'edit');
     log(`\nwritten to ${DOC}`);
   } else {
     log('\n(docs/benchmarks.md not written: not a full run; --doc forces it)');
@@ -113,62 +118,85 @@ function report(options, run) {
   log(`run time ${(seconds / 60).toFixed(1)} min, of which ${waited} min waiting for a quieter machine`);
 }
 
+/** The edit suite: the five methods, every format and concurrency. */
+async function editSuite(options, folder, machine) {
+  const began = performance.now();
+  const { env, serviceEnv } = childEnv(folder);
+  const inputFolder = join(folder, 'input');
+  mkdirSync(inputFolder);
+  const photoPath = await writePhoto(inputFolder);
+  const photo = readFileSync(photoPath);
+  const size = fitBounds(PHOTO_WIDTH, PHOTO_HEIGHT);
+  const origin = await startNodeServer(
+    join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'),
+    [inputFolder],
+    env,
+  );
+  const inputUrl = `http://127.0.0.1:${origin.port}/photo.jpg`;
+  log(`input ${inputUrl}: ${PHOTO_WIDTH}x${PHOTO_HEIGHT}, ${photo.length} bytes; output ${size.width}x${size.height}`);
+
+  const context = {
+    photo,
+    size,
+    inputUrl,
+    env,
+    main: resolve(ROOT, options.main),
+    serviceNodeArgs: options.serviceNodeArgs,
+  };
+  const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
+  const methods = [];
+  for (const id of options.methods) methods.push(await startMethod(id, contextFor(id)));
+
+  const sizes = {};
+  for (const method of methods) {
+    sizes[method.id] = await verify(method, options.formats, size);
+    log(`(${method.id}) ${method.label}: outputs checked (${JSON.stringify(sizes[method.id])} bytes)`);
+  }
+
+  const pids = {
+    origin: origin.child.pid,
+    ...Object.fromEntries(methods.filter((m) => m.child).map((m) => [m.id, m.child.pid])),
+  };
+  const { results, waitedMs, othersCores } = await measure(options, methods, pids);
+  let avif;
+  if (options.formats.includes('avif')) {
+    log('AVIF tune side measurement ...');
+    avif = await avifTune(photo, size, options.avifTuneRuns);
+  }
+  await stopAll();
+
+  const seconds = (performance.now() - began) / 1000;
+  const input = { width: PHOTO_WIDTH, height: PHOTO_HEIGHT, bytes: photo.length };
+  report(options, { machine, methods, results, sizes, avif, input, seconds, waitedMs, othersCores });
+}
+
+/** The batch suite (lib/batch-bench.mjs): prints its table and targets, writes its part of the doc. */
+async function batchSuite(options, folder, machine) {
+  const began = performance.now();
+  const { env } = childEnv(folder);
+  const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env, log });
+  await stopAll();
+  const section = renderBatch({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
+  log(`\n${section}`);
+  if (options.writeBatchDoc) {
+    writeResults(DOC, section, DOC_HEADING, 'batch');
+    log(`written to ${DOC}`);
+  } else {
+    log('(docs/benchmarks.md not written: not a full batch run; --doc forces it)');
+  }
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
-  const began = performance.now();
   const folder = mkdtempSync(join(tmpdir(), 'atelier-bench-'));
-  const { env, serviceEnv } = childEnv(folder);
   try {
     const machine = describeMachine();
-    const inputFolder = join(folder, 'input');
-    mkdirSync(inputFolder);
-    const photoPath = await writePhoto(inputFolder);
-    const photo = readFileSync(photoPath);
-    const size = fitBounds(PHOTO_WIDTH, PHOTO_HEIGHT);
-    const origin = await startNodeServer(
-      join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'),
-      [inputFolder],
-      env,
-    );
-    const inputUrl = `http://127.0.0.1:${origin.port}/photo.jpg`;
-    log(
-      `input ${inputUrl}: ${PHOTO_WIDTH}x${PHOTO_HEIGHT}, ${photo.length} bytes; output ${size.width}x${size.height}`,
-    );
-
-    const context = {
-      photo,
-      size,
-      inputUrl,
-      env,
-      main: resolve(ROOT, options.main),
-      serviceNodeArgs: options.serviceNodeArgs,
-    };
-    const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
-    const methods = [];
-    for (const id of options.methods) methods.push(await startMethod(id, contextFor(id)));
-
-    const sizes = {};
-    for (const method of methods) {
-      sizes[method.id] = await verify(method, options.formats, size);
-      log(`(${method.id}) ${method.label}: outputs checked (${JSON.stringify(sizes[method.id])} bytes)`);
+    for (const suite of options.suites) {
+      const own = join(folder, suite);
+      mkdirSync(own);
+      await { edit: editSuite, batch: batchSuite }[suite](options, own, machine);
     }
-
-    const pids = {
-      origin: origin.child.pid,
-      ...Object.fromEntries(methods.filter((m) => m.child).map((m) => [m.id, m.child.pid])),
-    };
-    const { results, waitedMs, othersCores } = await measure(options, methods, pids);
-    let avif;
-    if (options.formats.includes('avif')) {
-      log('AVIF tune side measurement ...');
-      avif = await avifTune(photo, size, options.avifTuneRuns);
-    }
-    await stopAll();
-
-    const seconds = (performance.now() - began) / 1000;
-    const input = { width: PHOTO_WIDTH, height: PHOTO_HEIGHT, bytes: photo.length };
-    report(options, { machine, methods, results, sizes, avif, input, seconds, waitedMs, othersCores });
   } finally {
     await stopAll();
     rmSync(folder, { recursive: true, force: true });

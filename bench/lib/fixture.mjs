@@ -6,7 +6,7 @@ export const PHOTO_WIDTH = 4000;
 export const PHOTO_HEIGHT = 3000;
 
 /** Deterministic 32-bit PRNG (mulberry32): the same photo on every machine and run. */
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -52,7 +52,7 @@ function shapes(rand, count) {
  * hard-edged shapes, texture at several scales (3, 14 and 60 px) and a little per-pixel noise. A flat or
  * purely smooth image would make JPEG decoding and every encoder unrealistically cheap.
  */
-function photoPixels() {
+export function photoPixels() {
   const width = PHOTO_WIDTH;
   const height = PHOTO_HEIGHT;
   const rand = random(0x5eed);

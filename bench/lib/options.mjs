@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
+export const ALL_SUITES = ['edit', 'batch'];
+/** Batch suite: the throughput set and the larger set for the worker's memory (a multiple of the first). */
+const BATCH_SIZES = { full: [500, 5000], quick: [24, 72] };
 
 /**
  * Requests measured per cell (format x method x concurrency), split into interleaved rounds. Chosen so that
@@ -28,12 +31,15 @@ const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
 const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 
 const USAGE = `node bench/run.mjs [options]
+  --suites=edit,batch    edit: one edit, five ways (below); batch: a folder of photos through batch tasks
   --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
                          e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
   --concurrency=1,2,4
-  --quick                a few requests per cell (a smoke test; figures meaningless)
+  --batch-sizes=500,5000 batch suite: photos for the throughput runs, items for the memory run (a multiple)
+  --quick                a few requests per cell, 24 and 72 batch items (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
+  --worker-main=PATH     the built worker (default dist/apps/worker/src/main.js)
   --service-node-args=A  node options for the service, space-separated (default: those of npm start)
   --json=PATH            also write the raw results as JSON
   --max-wait=SECONDS     longest wait for a quiet machine before each measurement (default 20, 5 min in all; 0: none)
@@ -65,11 +71,14 @@ export function readOptions(argv) {
     ({ values } = parseArgs({
       args: argv,
       options: {
+        suites: { type: 'string', default: ALL_SUITES.join(',') },
+        'batch-sizes': { type: 'string' },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
         quick: { type: 'boolean', default: false },
         main: { type: 'string', default: 'dist/apps/api/src/main.js' },
+        'worker-main': { type: 'string', default: 'dist/apps/worker/src/main.js' },
         'service-node-args': { type: 'string' },
         json: { type: 'string' },
         'max-wait': { type: 'string', default: String(QUIET.maxWaitMs / 1000) },
@@ -82,6 +91,10 @@ export function readOptions(argv) {
     throw new Error(`${error.message}\n${USAGE}`);
   }
   if (values.help) return { help: USAGE };
+  const suites = list(values.suites, ALL_SUITES, 'suites');
+  const batchSizes = values['batch-sizes']
+    ? batchSizeList(values['batch-sizes'])
+    : BATCH_SIZES[values.quick ? 'quick' : 'full'];
   const methods = list(values.methods, ALL_METHODS, 'methods');
   const formats = list(values.formats, ALL_FORMATS, 'formats');
   const concurrency = list(values.concurrency, ALL_CONCURRENCY, 'concurrency').map(Number);
@@ -93,6 +106,9 @@ export function readOptions(argv) {
     concurrency.length === ALL_CONCURRENCY.length &&
     values['service-node-args'] === undefined;
   return {
+    suites: ALL_SUITES.filter((s) => suites.includes(s)),
+    batchSizes,
+    writeBatchDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && !values['batch-sizes'])),
     methods: ALL_METHODS.filter((m) => methods.includes(m)),
     formats: ALL_FORMATS.filter((f) => formats.includes(f)),
     concurrency: ALL_CONCURRENCY.filter((c) => concurrency.includes(c)),
@@ -101,19 +117,30 @@ export function readOptions(argv) {
     quick: values.quick,
     quiet: { ...QUIET, maxWaitMs: waitSeconds(values['max-wait']) * 1000 },
     main: values.main,
-    serviceNodeArgs: (values['service-node-args'] ?? startNodeArgs()).split(' ').filter(Boolean),
+    workerMain: values['worker-main'],
+    serviceNodeArgs: (values['service-node-args'] ?? startNodeArgs('start')).split(' ').filter(Boolean),
+    workerNodeArgs: startNodeArgs('start:worker').split(' ').filter(Boolean),
     json: values.json,
     writeDoc: values['no-doc'] ? false : (values.doc ?? full),
     full,
   };
 }
 
+/** `--batch-sizes=500,5000`: two counts, the second a multiple of the first (it is that many copies). */
+function batchSizeList(value) {
+  const sizes = value.split(',').map(Number);
+  if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n >= 1) || sizes[1] % sizes[0] !== 0) {
+    throw new Error(`--batch-sizes: "${value}" is not two counts N,M with M a multiple of N`);
+  }
+  return sizes;
+}
+
 /**
- * The node options `npm start` gives the service (package.json's `start` script, between `node` and the
- * entry file), so that the benchmark measures the service as it is run, from the one place they are set.
+ * The node options an npm script (`start`, `start:worker`) gives its process (between `node` and the entry
+ * file), so that the benchmark measures the service as it is run, from the one place they are set.
  */
-function startNodeArgs() {
+function startNodeArgs(script) {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  const match = /\bnode\s+(.*?)\s*dist\//.exec(pkg.scripts.start ?? '');
+  const match = /\bnode\s+(.*?)\s*dist\//.exec(pkg.scripts[script] ?? '');
   return match ? match[1] : '';
 }

@@ -17,9 +17,10 @@ function tail(stream, limit = 4_000) {
   return () => text;
 }
 
-/** Starts `node <script> ...args` and waits for its first stdout line, `{"port": N}`. */
-export async function startNodeServer(script, args, env) {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node ...nodeArgs <script> ...args` and waits for its first stdout line, `{"port": N}`. */
+export async function startNodeServer(script, args, env, nodeArgs = []) {
+  // stdin a pipe: a server that stops when its stdin ends (s3rver-main.mjs) stops with this process.
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
   const stderr = tail(child.stderr);
   const lines = createInterface({ input: child.stdout });
@@ -79,6 +80,24 @@ export async function startService(main, env, nodeArgs = []) {
   }
   await stop(child);
   throw new Error(`the service did not become ready: ${exited ? 'it exited' : 'timeout'}\n${stderr()}${stdout()}`);
+}
+
+/**
+ * Starts the built worker app (`node ...nodeArgs dist/apps/worker/src/main.js`) and waits until it logs that it
+ * is connected to the queue (so LOG_LEVEL must let `info` through).
+ */
+export async function startWorker(main, env, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (stdout().includes('connected to queue')) return { child };
+    await sleep(100);
+  }
+  await stop(child);
+  throw new Error(`the worker did not start\n${stderr()}${stdout()}`);
 }
 
 /** SIGTERM, then SIGKILL after a grace period; resolves when the child is gone. */

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const START = '<!-- bench:results:start -->';
-const END = '<!-- bench:results:end -->';
+/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit` and `batch`. */
+const MARKERS = {
+  edit: ['<!-- bench:results:start -->', '<!-- bench:results:end -->'],
+  batch: ['<!-- bench:batch:start -->', '<!-- bench:batch:end -->'],
+};
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',
   webp: 'WEBP (quality 75)',
@@ -86,7 +89,7 @@ export function targetLines(results, formats, methods) {
   return lines.join('\n');
 }
 
-function machineTable(machine) {
+export function machineTable(machine) {
   const ipxSharp = machine.ipxSharp
     ? `sharp ${machine.ipxSharp.sharp}, libvips ${machine.ipxSharp.vips}, aom ${machine.ipxSharp.aom}`
     : 'unknown';
@@ -152,17 +155,18 @@ export function renderResults({
 }
 
 /**
- * Puts `section` between the result markers of `path`, keeping the hand-written text around them; a missing
- * file (or one without markers) gets `template` with the section in it.
+ * Puts `section` between the `block` markers (`edit`, `batch`) of `path`, keeping the text around them; a file
+ * without those markers gets them, with the section, at its end (a missing file starts as `heading`).
  */
-export function writeResults(path, section, template) {
-  const block = `${START}\n${section}\n${END}`;
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
+export function writeResults(path, section, heading, block = 'edit') {
+  const [START, END] = MARKERS[block];
+  const marked = `${START}\n${section}\n${END}`;
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : heading;
   const start = current.indexOf(START);
   const end = current.indexOf(END);
   const next =
     start >= 0 && end > start
-      ? `${current.slice(0, start)}${block}${current.slice(end + END.length)}`
-      : template.replace('{{results}}', block);
+      ? `${current.slice(0, start)}${marked}${current.slice(end + END.length)}`
+      : `${current.trimEnd()}\n\n${marked}\n`;
   writeFileSync(path, next);
 }

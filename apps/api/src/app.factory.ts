@@ -83,8 +83,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalInterceptors(new EnvelopeInterceptor(app.get(Reflector)));
-  // SIGTERM and SIGINT only: profilers and reloaders use SIGUSR2 and must not stop the service.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  // SIGTERM and SIGINT only: profilers and reloaders use SIGUSR2 and must not stop the service. After the
+  // shutdown hooks, exit with code 0 through process.exit, which flushes the logger's last lines.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   setupOpenApi(app, config);
   await app.init();
   return app;

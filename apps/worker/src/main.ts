@@ -17,8 +17,9 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new NestPinoLogger(createLogger(config)),
   });
-  // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds.
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds; then the process
+  // exits with code 0 through process.exit, which flushes the logger's last lines ("Atelier worker stopped").
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.init();
   await app.get(TaskWorker).waitUntilReady();
   new Logger('Worker').log(`Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`);

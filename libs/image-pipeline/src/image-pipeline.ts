@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import sharp from 'sharp';
 import { AppConfig } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
@@ -29,7 +29,7 @@ export interface PipelineResult {
  * decode (EXIF orientation) -> decompress -> background flatten -> padding -> resize -> adjustments -> encode.
  */
 @Injectable()
-export class ImagePipeline implements OnModuleDestroy {
+export class ImagePipeline implements OnApplicationShutdown {
   private readonly pool = new PixelPool();
   private readonly profiles = new ProfileFiles();
   private readonly threads = new ThreadShare(sharp.concurrency());
@@ -86,7 +86,8 @@ export class ImagePipeline implements OnModuleDestroy {
     return { data, format: plan.encode.format, width: info.width, height: info.height };
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
+  async onApplicationShutdown(): Promise<void> {
     await this.pool.close();
     await this.profiles.close();
   }

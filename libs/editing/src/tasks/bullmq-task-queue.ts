@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
@@ -16,7 +16,7 @@ export function bullConnection(redisUrl: string, name: string): Redis {
  * retried TASK_ATTEMPTS times with exponential backoff from TASK_RETRY_DELAY_MS.
  */
 @Injectable()
-export class BullMqTaskQueue extends TaskQueue implements OnModuleDestroy {
+export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(BullMqTaskQueue.name);
   readonly queue: Queue;
   private readonly connection: Redis;
@@ -57,7 +57,8 @@ export class BullMqTaskQueue extends TaskQueue implements OnModuleDestroy {
     await this.queue.add(TaskJobs.webhook, { taskId }, this.options(taskJobId.webhook(taskId)));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
+  async onApplicationShutdown(): Promise<void> {
     await this.queue.close();
     this.connection.disconnect();
   }

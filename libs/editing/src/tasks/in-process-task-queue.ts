@@ -82,12 +82,20 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
 
   /** Stops taking work, waits for the items being edited (up to a grace period); the rest stays pending. */
   async beforeApplicationShutdown(): Promise<void> {
+    const began = Date.now();
     this.stopping = true;
     this.waiting.length = 0;
     for (const timer of this.timers) clearTimeout(timer);
     this.releaseWaiters();
-    const all = Promise.allSettled([...this.running, ...this.side]);
-    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+    this.logger.log(`Stopping: no new items; finishing the ${this.running.size} in hand`);
+    const all = Promise.allSettled([...this.running, ...this.side]).then(() => true);
+    const grace = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS).unref());
+    const finished = await Promise.race([all, grace]);
+    this.logger.log(
+      finished
+        ? `Stopped; the items in hand finished in ${Date.now() - began} ms`
+        : `Stopped after ${SHUTDOWN_GRACE_MS} ms with items unfinished; they resume at the next start`,
+    );
   }
 
   private pump(): void {

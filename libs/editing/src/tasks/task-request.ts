@@ -114,7 +114,7 @@ function readFolderInput(raw: Record<string, unknown>, issues: Issues): BatchInp
     if (problem !== undefined) issues.add('input.source', `source ${problem}`);
   }
   if (issues.has('input')) return undefined;
-  const folder = (source as string).endsWith('/') || isFolderReference(source as string) ? source : `${source}/`;
+  const folder = isFolderReference(source as string) ? source : `${source}/`;
   return { kind: 'folder', reference: folder as string, recursive: recursive === true };
 }
 

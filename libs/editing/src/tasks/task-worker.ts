@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
 import { bullConnection } from './bullmq-task-queue';
+import { failureMessage } from './task-failure';
 import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
 import { TaskRunner } from './task-runner';
 
@@ -25,6 +26,8 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly logger = new Logger(TaskWorker.name);
   private worker?: Worker;
   private connection?: Redis;
+  /** Jobs being run now: what a shutdown waits for. */
+  private inHand = 0;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -50,6 +53,20 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async process(job: Job): Promise<void> {
+    this.inHand += 1;
+    try {
+      await this.run(job);
+    } catch (error) {
+      // Only a run that BullMQ will repeat (a transient failure before the last attempt) or a broken job
+      // throws; the last attempt of an item records its failure instead.
+      this.logger.warn(`job ${job.id}: attempt ${job.attemptsMade + 1} failed: ${failureMessage(error)}`);
+      throw error;
+    } finally {
+      this.inHand -= 1;
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     switch (job.name) {
       case TaskJobs.expand:
@@ -66,8 +83,16 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
+  /**
+   * Stops taking jobs and waits for those in hand (they complete or fail as usual, so none is left locked);
+   * runs before the resources they use are closed (onApplicationShutdown). A process killed before they are
+   * done leaves them to the stalled-job check.
+   */
   async beforeApplicationShutdown(): Promise<void> {
+    const began = Date.now();
+    this.logger.log(`Stopping: no new jobs; finishing the ${this.inHand} in hand`);
     await this.worker?.close();
     this.connection?.disconnect();
+    this.logger.log(`Stopped taking jobs; those in hand finished in ${Date.now() - began} ms`);
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppConfig, ServiceException } from '@app/common';
@@ -30,7 +30,7 @@ function isUniqueViolation(error: unknown): boolean {
  * takes the account, so one account never reaches another's storages.
  */
 @Injectable()
-export class StorageConnections implements OnApplicationBootstrap, OnModuleDestroy {
+export class StorageConnections implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Storage');
   private readonly drivers = new Map<string, StorageDriver>();
   private readonly retiring = new Map<NodeJS.Timeout, StorageDriver>();
@@ -151,7 +151,8 @@ export class StorageConnections implements OnApplicationBootstrap, OnModuleDestr
     if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
   }
 
-  onModuleDestroy(): void {
+  /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
+  onApplicationShutdown(): void {
     for (const driver of this.drivers.values()) driver.close();
     this.drivers.clear();
     for (const [timer, driver] of this.retiring) {

@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttp
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream';
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
 import { BodyGuard, Deadline, describeUrl, readWhole, toFetchError, tooLarge } from './fetch-stream';
@@ -70,7 +70,7 @@ function withoutCredentials(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
  * an address that the policy would refuse now.
  */
 @Injectable()
-export class SafeFetcher implements OnModuleDestroy {
+export class SafeFetcher implements OnApplicationShutdown {
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: KEEP_IDLE_MS }),
     https: new https.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: KEEP_IDLE_MS }),
@@ -81,7 +81,8 @@ export class SafeFetcher implements OnModuleDestroy {
     private readonly policy: AddressPolicy,
   ) {}
 
-  onModuleDestroy(): void {
+  /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
+  onApplicationShutdown(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
   }

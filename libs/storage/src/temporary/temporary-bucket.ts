@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, mediaTypeOfExtension, ServiceException } from '@app/common';
 import { LocalDriver } from '../drivers/local.driver';
 import { S3Driver } from '../drivers/s3.driver';
@@ -34,7 +34,7 @@ export const TEMPORARY_ROUTE = 'tmp';
  * expire TEMP_TTL_SECONDS after they are written; `sweep()` deletes them, and an expired file is never served.
  */
 @Injectable()
-export class TemporaryBucket implements OnModuleDestroy {
+export class TemporaryBucket implements OnApplicationShutdown {
   private readonly driver: LocalDriver | S3Driver;
 
   constructor(private readonly config: AppConfig) {
@@ -104,7 +104,8 @@ export class TemporaryBucket implements OnModuleDestroy {
     return deleted;
   }
 
-  onModuleDestroy(): void {
+  /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
+  onApplicationShutdown(): void {
     this.driver.close();
   }
 }
