@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from './helpers/databases';
 import { client } from './helpers/http';
-import { startApiProcess, type RunningProcess } from './helpers/process';
+import { startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorker, waitForTask } from './helpers/tasks';
 import { scratchEnvironment, startTestApp, type TestApp } from './helpers/test-app';
@@ -127,48 +127,80 @@ function problemLines(output: string): string[] {
   return output.split('\n').filter((line) => /"level":"(warn|error|fatal)"/.test(line));
 }
 
+/**
+ * Embedded mode: an API process runs the batch, `interrupt` ends that process midway (SIGKILL or SIGTERM, with
+ * its own checks), a new API process resumes the task (`resumed` checks it), and every input must end with
+ * exactly one output.
+ */
+async function interruptEmbedded(
+  output: string,
+  interrupt: (api: RunningApi, key: string, path: string) => Promise<void>,
+  resumed: (api: RunningApi, key: string, path: string) => Promise<void> = async () => {},
+): Promise<void> {
+  const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
+  const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
+  const key = scratch.env.ADMIN_API_KEY!;
+  let api: RunningApi | undefined = await startApiProcess(env);
+  try {
+    const path = await startBatch(api.url, key, output);
+    await interrupt(api, key, path);
+    api = await startApiProcess(env);
+    await resumed(api, key, path);
+    const task = await waitForTask(api.url, key, path, 120_000);
+    await expectExactlyOnce(task, output);
+  } finally {
+    await api?.stop();
+    await scratch.cleanup();
+  }
+}
+
+/**
+ * BullMQ mode: a worker process runs the batch (the API in this process), `interrupt` ends the worker midway,
+ * a new worker (same WORKER_LOCK_MS) must finish the task within `finishMs`, one output per input.
+ */
+async function interruptWorker(
+  output: string,
+  lockMs: number,
+  finishMs: number,
+  interrupt: (worker: RunningProcess, app: TestApp, path: string) => Promise<void>,
+): Promise<void> {
+  let app: TestApp | undefined;
+  let worker: RunningProcess | undefined;
+  try {
+    app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    const workerEnv = { ...app.env, PUBLIC_BASE_URL: app.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: String(lockMs) };
+    worker = await startWorker(workerEnv);
+    const path = await startBatch(app.url, app.adminKey, output);
+    await interrupt(worker, app, path);
+    worker = await startWorker(workerEnv);
+    const task = await waitForTask(app.url, app.adminKey, path, finishMs);
+    await expectExactlyOnce(task, output);
+  } finally {
+    await worker?.stop();
+    await app?.close();
+  }
+}
+
 describe('a batch survives SIGKILL', () => {
   it('embedded mode: the API is killed midway and the task resumes at its next start', async () => {
-    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
-    const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
-    const key = scratch.env.ADMIN_API_KEY!;
-    let api: (RunningProcess & { url: string }) | undefined = await startApiProcess(env);
-    try {
-      const path = await startBatch(api.url, key, 'embedded');
+    await interruptEmbedded('embedded', async (api, key, path) => {
       const seen = await waitForProgress(api.url, key, path, 30);
       api.child.kill('SIGKILL');
       await api.exited;
       expect(seen).toBeLessThan(COUNT);
-      api = await startApiProcess(env);
-      const task = await waitForTask(api.url, key, path, 120_000);
-      await expectExactlyOnce(task, 'embedded');
-    } finally {
-      await api?.stop();
-      await scratch.cleanup();
-    }
+    });
   }, 240_000);
 
   it.skipIf(!testRedisUrl)(
     'BullMQ mode: the worker is killed midway and a new worker finishes the task',
     async () => {
-      let app: TestApp | undefined;
-      let worker: RunningProcess | undefined;
-      try {
-        app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
-        const workerEnv = { ...app.env, PUBLIC_BASE_URL: app.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: '2000' };
-        worker = await startWorker(workerEnv);
-        const path = await startBatch(app.url, app.adminKey, 'bullmq');
+      // A short lock: the killed worker's jobs are found stalled soon after.
+      await interruptWorker('bullmq', 2_000, 120_000, async (worker, app, path) => {
         const seen = await waitForProgress(app.url, app.adminKey, path, 30);
         worker.child.kill('SIGKILL');
         await worker.exited;
         expect(seen).toBeLessThan(COUNT);
-        worker = await startWorker(workerEnv);
-        const task = await waitForTask(app.url, app.adminKey, path, 120_000);
-        await expectExactlyOnce(task, 'bullmq');
-      } finally {
-        await worker?.stop();
-        await app?.close();
-      }
+      });
     },
     240_000,
   );
@@ -176,43 +208,31 @@ describe('a batch survives SIGKILL', () => {
 
 describe('graceful shutdown: SIGTERM midway stops taking work and finishes what is in hand', () => {
   it('embedded mode: the API finishes its items in hand and exits; its next start finishes the task', async () => {
-    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_CONCURRENCY: '2' });
-    const env = { ...scratch.env, REDIS_URL: undefined, REDIS_PREFIX: undefined };
-    const key = scratch.env.ADMIN_API_KEY!;
-    let api: (RunningProcess & { url: string }) | undefined = await startApiProcess(env);
-    try {
-      const path = await startBatch(api.url, key, 'embedded-term');
-      await waitForProgress(api.url, key, path, 30);
-      api.child.kill('SIGTERM');
-      expect(await exitsWithin(api, 30_000), 'the API did not exit within 30 s of SIGTERM').toBe(true);
-      expect(await api.exited).toBe(0);
-      const output = api.output();
-      expect(output).toMatch(/Stopped; the items in hand finished in \d+ ms/);
-      expect(problemLines(output)).toEqual([]);
-      api = await startApiProcess(env);
-      expect(await logsWithin(api, 'resuming 1 unfinished task(s)', 10_000)).toBe(true); // it stopped taking items
-      const resumed = await client(api.url, key).get(path);
-      expect(resumed.body.data.progress.failed).toBe(0); // and those in hand did not fail
-      const task = await waitForTask(api.url, key, path, 120_000);
-      await expectExactlyOnce(task, 'embedded-term');
-    } finally {
-      await api?.stop();
-      await scratch.cleanup();
-    }
+    await interruptEmbedded(
+      'embedded-term',
+      async (api, key, path) => {
+        await waitForProgress(api.url, key, path, 30);
+        api.child.kill('SIGTERM');
+        expect(await exitsWithin(api, 30_000), 'the API did not exit within 30 s of SIGTERM').toBe(true);
+        expect(await api.exited).toBe(0);
+        const output = api.output();
+        expect(output).toMatch(/Stopped; the items in hand finished in \d+ ms/);
+        expect(problemLines(output)).toEqual([]);
+      },
+      async (api, key, path) => {
+        expect(await logsWithin(api, 'resuming 1 unfinished task(s)', 10_000)).toBe(true); // it stopped taking items
+        const resumed = await client(api.url, key).get(path);
+        expect(resumed.body.data.progress.failed).toBe(0); // and those in hand did not fail
+      },
+    );
   }, 240_000);
 
   it.skipIf(!testRedisUrl)(
     'BullMQ mode: the worker finishes its jobs in hand and exits, leaving none locked; a new worker finishes the task',
     async () => {
-      let app: TestApp | undefined;
-      let worker: RunningProcess | undefined;
-      try {
-        app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
-        // A lock far longer than the test waits: a job left locked by the stopped worker would only run again
-        // after it runs out (the stalled-job check), so the new worker could not finish the task in time.
-        const workerEnv = { ...app.env, PUBLIC_BASE_URL: app.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: '300000' };
-        worker = await startWorker(workerEnv);
-        const path = await startBatch(app.url, app.adminKey, 'bullmq-term');
+      // A lock far longer than the test waits: a job left locked by the stopped worker would only run again
+      // after it runs out (the stalled-job check), so the new worker could not finish the task in time.
+      await interruptWorker('bullmq-term', 300_000, 90_000, async (worker, app, path) => {
         await waitForProgress(app.url, app.adminKey, path, 30);
         worker.child.kill('SIGTERM');
         expect(await exitsWithin(worker, 30_000), 'the worker did not exit within 30 s of SIGTERM').toBe(true);
@@ -224,13 +244,7 @@ describe('graceful shutdown: SIGTERM midway stops taking work and finishes what 
         const stopped = await client(app.url, app.adminKey).get(path);
         expect(stopped.body.data.progress.done).toBeLessThan(COUNT);
         expect(stopped.body.data.progress.failed).toBe(0);
-        worker = await startWorker(workerEnv);
-        const task = await waitForTask(app.url, app.adminKey, path, 90_000);
-        await expectExactlyOnce(task, 'bullmq-term');
-      } finally {
-        await worker?.stop();
-        await app?.close();
-      }
+      });
     },
     240_000,
   );
