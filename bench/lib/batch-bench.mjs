@@ -171,8 +171,7 @@ async function batchRun({ call, hook, s3, source, recursive, items, run, watch, 
   const samples = [];
   const began = performance.now();
   const timer = setInterval(() => {
-    const at = (performance.now() - began) / 1000;
-    samples.push({ at, ...Object.fromEntries(Object.entries(watch).map(([label, pid]) => [label, memory(pid)?.rss])) });
+    samples.push(Object.fromEntries(Object.entries(watch).map(([label, pid]) => [label, memory(pid)?.rss])));
   }, RSS_SAMPLE_MS);
   let task;
   try {
@@ -213,7 +212,8 @@ async function batchRun({ call, hook, s3, source, recursive, items, run, watch, 
       throw new Error(`task ${run}: ${outputs[0]} is a ${found.format} ${found.width}x${found.height}`);
     }
     log(`  ${run}: ${items} items in ${seconds.toFixed(1)} s, ${(items / seconds).toFixed(2)} img/s; outputs checked`);
-    return { items, seconds, peaks, samples };
+    const course = Object.fromEntries(Object.keys(watch).map((label) => [label, fifths(samples, label)]));
+    return { items, seconds, peaks, fifths: course };
   } finally {
     clearInterval(timer);
   }
@@ -252,8 +252,9 @@ async function startApi(options, env, s3server) {
 }
 
 /**
- * The suite. `folder` is the run's temporary folder; `cacheRoot` keeps the generated photos between runs.
- * Returns what the report needs.
+ * The suite. `folder` is the run's temporary folder; `cacheRoot` keeps the generated photos between runs;
+ * `env` is the service's environment (admin key, loopback allowed, rate limits out of the way). Returns what
+ * the report needs.
  */
 export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
   const [count, large] = options.batchSizes;
@@ -317,20 +318,13 @@ export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
 
   const hook = await webhookReceiver();
   const backends = await scaledBackends(log);
-  const serviceEnv = {
-    ...env,
-    ADMIN_API_KEY: randomBytes(30).toString('base64url'),
-    STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    FETCH_ALLOW_HOSTS: '127.0.0.1',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_PER_MINUTE: '60000000',
-    LOG_LEVEL: 'info',
-  };
+  // The edit suite's service environment (lib/bench.mjs childEnv), with one storage key for every process of
+  // scaled mode and `info` logs, where the worker says it is connected.
+  const serviceEnv = { ...env, STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'info' };
   const runs = [];
   const pids = { s3rver: s3child.child.pid };
-  const quiet = async () => waitForQuiet(pids, options.quiet);
   const measure = async (label, kind, work) => {
-    await quiet();
+    await waitForQuiet(pids, options.quiet);
     const before = sample(pids);
     const result = await work();
     const cpu = between(before, sample(pids));
@@ -416,9 +410,5 @@ export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
     await backends?.drop();
     await stop(s3child.child);
   }
-  for (const run of runs)
-    run.fifths = run.samples
-      ? { ...Object.fromEntries(Object.keys(run.peaks).map((l) => [l, fifths(run.samples, l)])) }
-      : undefined;
   return { input, runs, scaled: Boolean(backends) };
 }

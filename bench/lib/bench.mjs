@@ -173,8 +173,8 @@ async function editSuite(options, folder, machine) {
 /** The batch suite (lib/batch-bench.mjs): prints its table and targets, writes its part of the doc. */
 async function batchSuite(options, folder, machine) {
   const began = performance.now();
-  const { env } = childEnv(folder);
-  const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env, log });
+  const { serviceEnv } = childEnv(folder);
+  const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env: serviceEnv, log });
   await stopAll();
   const section = renderBatch({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
   log(`\n${section}`);
