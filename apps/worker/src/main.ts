@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
+import { DatabaseUnusableError } from '@app/database';
 import { EDIT_QUEUE, TaskWorker } from '@app/editing';
 import { WorkerModule } from './worker.module';
 
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) process.stderr.write(`${error.message}\nSee docs/configuration.md.\n`);
+  else if (error instanceof DatabaseUnusableError)
+    process.stderr.write(`Atelier worker cannot start: ${error.message}\n`);
   else
     process.stderr.write(
       `Atelier worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '@app/common';
+import { assertSqliteFileUsable, explainDatabaseError } from './database-file';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -15,20 +16,38 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     return { ...common, type: 'postgres', url: config.databaseUrl, extra: { max: 10 } };
   }
   mkdirSync(config.dataDir, { recursive: true });
+  const database = join(config.dataDir, 'atelier.sqlite');
+  assertSqliteFileUsable(database);
   return {
     ...common,
     type: 'better-sqlite3',
-    database: join(config.dataDir, 'atelier.sqlite'),
+    database,
     enableWAL: true,
     timeout: 10_000,
   };
 }
 
+/** The file, or the PostgreSQL database and server, in words for the operator (no password). */
+function describeDatabase(options: DataSourceOptions): string {
+  if (options.type !== 'postgres') return String(options.database);
+  const url = new URL(options.url ?? '');
+  return `database "${decodeURIComponent(url.pathname.slice(1))}" on ${url.host}`;
+}
+
 /**
  * Opens the database and brings its schema up to date. On PostgreSQL an advisory lock makes
- * several processes starting together migrate one after the other.
+ * several processes starting together migrate one after the other. A database that cannot be used as it is
+ * (damaged file, unknown database, refused credentials) fails with a DatabaseUnusableError.
  */
 export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  try {
+    return await openAndMigrate(options);
+  } catch (error) {
+    throw explainDatabaseError(error, describeDatabase(options));
+  }
+}
+
+async function openAndMigrate(options: DataSourceOptions): Promise<DataSource> {
   const dataSource = await new DataSource(options).initialize();
   try {
     if (dataSource.options.type === 'postgres') {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/common';
+import { isTransientDatabaseError } from './database-file';
 import { dataSourceOptions, openDataSource } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { ENTITIES } from './entities';
@@ -10,7 +11,8 @@ import { ENTITIES } from './entities';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => dataSourceOptions(config),
+      // Retries only outlast a server that is still starting; a damaged file or a refused database fails at once.
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), toRetry: isTransientDatabaseError }),
       dataSourceFactory: async (options) => {
         if (!options) throw new Error('database options missing');
         return openDataSource(options);

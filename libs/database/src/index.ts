@@ -2,3 +2,4 @@ export * from './database.module';
 export * from './data-source';
 export * from './entities';
 export * from './database-health';
+export * from './database-file';

@@ -4,8 +4,15 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ConfigError, ConfigModule, flattenValidationErrors, loadConfig, type AppConfig } from '@app/common';
-import { DatabaseModule, SCOPES, type Scope } from '@app/database';
+import {
+  ConfigError,
+  ConfigModule,
+  flattenValidationErrors,
+  loadConfig,
+  ServiceException,
+  type AppConfig,
+} from '@app/common';
+import { DatabaseModule, DatabaseUnusableError, SCOPES, type Scope } from '@app/database';
 import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from '../auth/dto/create-key.dto';
 import { toKeyResponse, type KeyResponseDto } from '../auth/dto/key-response.dto';
 import { KeysService } from '../auth/keys.service';
@@ -126,7 +133,10 @@ async function run(argv: string[]): Promise<void> {
   if (command === 'revoke' && revokeId === undefined) throw new UsageError('revoke needs the key id');
 
   const config = loadConfig();
-  const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(KeysCliModule.forRoot(config), {
+    logger: false,
+    abortOnError: false,
+  });
   try {
     const keys = app.get(KeysService);
     if (input) {
@@ -151,7 +161,9 @@ async function run(argv: string[]): Promise<void> {
 
 run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
-  else if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
-  else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  else if (error instanceof ConfigError || error instanceof DatabaseUnusableError) {
+    process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof ServiceException) process.stderr.write(`error: ${error.message}\n`);
+  else process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
