@@ -4,7 +4,7 @@
 #   docker run atelier node --initial-old-space-size=96 dist/apps/worker/src/main.js    # worker (needs REDIS_URL)
 # The scaled deployment is docker-compose.yml; variables are listed in docs/configuration.md.
 
-FROM node:20-bookworm-slim AS build
+FROM node:20.20.2-bookworm-slim AS build
 # Toolchain for better-sqlite3's native addon, in case no prebuilt binary matches.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -13,15 +13,17 @@ RUN apt-get update \
 RUN npm install -g npm@11.19.1
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# npm install, not npm ci: the lockfile omits optional packages for other platforms (see .ci/run).
-RUN npm install --no-audit --no-fund
+# npm ci: exactly the lockfile, or the build fails. The lockfile lists every platform's optional packages
+# (linux x64/arm64, glibc/musl, macOS, Windows), so the same file builds on any of them; a test keeps it so
+# (test/deployment-files.e2e-spec.ts; how: docs/security.md, "Deployment").
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps
 COPY libs ./libs
 RUN npm run build \
   && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:20.20.2-bookworm-slim AS runtime
 WORKDIR /app
 # glibc malloc arenas: bounds memory growth of native image libraries. HOST: reachable from outside the container.
 ENV MALLOC_ARENA_MAX=2 \
