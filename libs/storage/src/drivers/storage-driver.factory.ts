@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@app/common';
+import { AppConfig, ServiceException } from '@app/common';
 import type { BucketParameters, StorageConnection, WebFolderParameters } from '../connections/storage-parameters';
-import { AddressPolicy } from '../fetch/address-policy';
+import { AddressPolicy, bareHost } from '../fetch/address-policy';
 import { SafeFetcher } from '../fetch/safe-fetcher';
 import { GcsServiceAccountDriver } from './gcs-service-account.driver';
 import { normalisePrefix } from './object-paths';
@@ -12,16 +12,38 @@ import { WebFolderDriver } from './web-folder.driver';
 /** Google's S3-compatible XML API, used by `gcs` storages with HMAC keys. */
 export const GCS_XML_ENDPOINT = 'https://storage.googleapis.com';
 
+/** `host:port` of an http(s) URL, the same for every spelling of one endpoint (case, default port, root dot). */
+function endpointKey(endpoint: string): string {
+  const url = new URL(endpoint);
+  return `${bareHost(url).toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
 /** The one place that turns a storage connection into its driver. */
 @Injectable()
 export class StorageDriverFactory {
+  /** The service's own object store (the temporary bucket's endpoints): no tenant storage may name it. */
+  private readonly internalEndpoints: ReadonlySet<string>;
+
   constructor(
     private readonly config: AppConfig,
     private readonly policy: AddressPolicy,
     private readonly fetcher: SafeFetcher,
-  ) {}
+  ) {
+    const temporary = config.temporaryBucket;
+    this.internalEndpoints = new Set(
+      [temporary?.endpoint, temporary?.publicEndpoint].filter((url) => url !== undefined).map(endpointKey),
+    );
+  }
 
   create(connection: StorageConnection): StorageDriver {
+    const endpoint = (connection.parameters as Partial<BucketParameters>).endpoint;
+    // Even where FETCH_ALLOW_HOSTS opens its address, the store that holds every account's temporary results
+    // is not a tenant's storage.
+    if (endpoint !== undefined && this.internalEndpoints.has(endpointKey(endpoint))) {
+      throw ServiceException.validation({
+        'parameters.endpoint': ["this endpoint is the service's own internal store; connect a store of your own"],
+      });
+    }
     if (connection.type === 'web_folder') {
       return new WebFolderDriver((connection.parameters as WebFolderParameters).base_url, this.fetcher);
     }
