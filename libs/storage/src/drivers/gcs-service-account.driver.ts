@@ -3,6 +3,7 @@ import { Storage, type Bucket, type File, type FileMetadata } from '@google-clou
 import { JWT } from 'google-auth-library';
 import { ServiceException } from '@app/common';
 import type { GcsServiceAccountKey } from '../connections/storage-parameters';
+import { describeUrl } from '../fetch/describe-url';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -253,8 +254,13 @@ export class GcsServiceAccountDriver implements StorageDriver {
     }
   }
 
+  /** The store as messages name it: a custom endpoint in its described form (docs: describeUrl). */
+  private where(): string {
+    return this.options.endpoint ? describeUrl(this.options.endpoint) : 'Google Cloud Storage';
+  }
+
   private silence(): string {
-    return `${this.options.endpoint ?? 'Google Cloud Storage'} did not answer in time.`;
+    return `${this.where()} did not answer in time.`;
   }
 
   /** What the caller may be told: never the key, a token or a stack; the SDK's own messages are not passed on. */
@@ -291,7 +297,7 @@ export class GcsServiceAccountDriver implements StorageDriver {
     if (name === 'AbortError' || name === 'TimeoutError' || code === 'ETIMEDOUT') {
       return new ServiceException('STORAGE_BACKEND_FAILED', this.silence());
     }
-    const where = this.options.endpoint ?? 'Google Cloud Storage';
+    const where = this.where();
     const detail = typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : '';
     return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}${detail}.`);
   }

@@ -14,6 +14,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
+import { describeUrl } from '../fetch/describe-url';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -265,7 +266,8 @@ export class S3Driver implements StorageDriver {
     if (error instanceof ServiceException) {
       return error.codeName === 'FETCH_REFUSED' ? new ServiceException('STORAGE_UNREACHABLE', error.message) : error;
     }
-    const where = this.options.endpoint ?? `${this.options.kind.toUpperCase()} in ${this.options.region}`;
+    const { endpoint } = this.options;
+    const where = endpoint ? describeUrl(endpoint) : `${this.options.kind.toUpperCase()} in ${this.options.region}`;
     if (error instanceof S3ServiceException) {
       const status = error.$metadata.httpStatusCode ?? 0;
       if (NOT_FOUND.has(error.name) || (status === 404 && path !== undefined && error.name !== 'NoSuchBucket')) {

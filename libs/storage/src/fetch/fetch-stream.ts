@@ -1,11 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { ServiceException, SNIFF_BYTES } from '@app/common';
 
-/** How a download's URL appears in messages: origin and path, never the query (presigned URLs carry secrets). */
-export function describeUrl(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
-
 /** Short reasons for the network error codes a download meets; anything else is named by its code alone. */
 const NETWORK_REASONS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',

@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
-import { BodyGuard, Deadline, describeUrl, readWhole, toFetchError, tooLarge } from './fetch-stream';
+import { describeUrl } from './describe-url';
+import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
 import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
 
 /** Redirects followed per download; one more fails with FETCH_REFUSED. */
