@@ -14,6 +14,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
+import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
@@ -287,10 +288,8 @@ export class S3Driver implements StorageDriver {
       }
       return new ServiceException('STORAGE_BACKEND_FAILED', `The storage failed (${error.name}, HTTP ${status}).`);
     }
-    const { code, name } = error as { code?: string; name?: string };
-    if (name === 'AbortError' || name === 'TimeoutError') {
-      return new ServiceException('STORAGE_BACKEND_FAILED', `${where} did not answer in time.`);
-    }
-    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}${code ? ` (${code})` : ''}.`);
+    // Refused, reset, silent or unknown: one message (see logConnectionFailure), the cause in the log.
+    logConnectionFailure(where, error);
+    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}, or it did not answer.`);
   }
 }

@@ -176,8 +176,9 @@ export class SafeFetcher implements OnApplicationShutdown {
         ...(secure && isIP(host) === 0 ? { servername: host } : {}),
       });
       const connectTimer = setTimeout(() => {
-        const message = `Connecting to ${url.host} timed out after ${connectMs} ms.`;
-        request.destroy(new ServiceException('FETCH_FAILED', message));
+        // A connection failure like any other: the client is not told that the address was silent.
+        const timeout = Object.assign(new Error(`connect timed out after ${connectMs} ms`), { code: 'ETIMEDOUT' });
+        request.destroy(timeout);
       }, connectMs);
       const settle = () => {
         clearTimeout(connectTimer);
