@@ -30,6 +30,8 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
   let ports: FixturePorts;
   let answers: Record<string, string[]> = {};
   const hits: string[] = [];
+  /** Requests to `/hold`, answered (404) when a test lets them go. */
+  const held: http.ServerResponse[] = [];
 
   beforeAll(async () => {
     // The allowed server of the table: `/redirect?to=<url>` and an endless `/loop/<n>` (bounded at 50).
@@ -41,6 +43,8 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
         response.writeHead(302, { location: fillUrl(url.searchParams.get('to') ?? '/', ports) }).end();
       } else if (route === 'loop' && Number(step) < 50) {
         response.writeHead(302, { location: `/loop/${Number(step) + 1}` }).end();
+      } else if (route === 'hold') {
+        held.push(response);
       } else response.writeHead(404).end();
     });
     await new Promise<void>((done) => origin.listen(0, '127.0.0.1', done));
@@ -148,6 +152,72 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
       expect(error.error, row.name).toMatch(row.message);
       expect(addressesNotSent(error.error, error.input_object.input), row.name).toEqual([]);
     }
+  });
+
+  describe('as the webhook_url of a task: refused at submission, before the task exists', () => {
+    // A redirect is the receiver's answer: judged (hop by hop) when the webhook is delivered.
+    const rows = HOSTILE_URLS.filter((row) => !row.url.startsWith('{origin}'));
+
+    async function submit(kind: 'async' | 'batch', row: HostileUrl) {
+      answers = row.dns ?? {};
+      hits.length = 0;
+      const webhook = fillUrl(row.url, ports);
+      const input = `${ports.origin}/input.png`;
+      const res = await client(app.url, app.adminKey).post(`/v1/image/edit/${kind}`, {
+        input: kind === 'batch' ? [input] : input,
+        webhook_url: webhook,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.error_details).toHaveProperty(['webhook_url']);
+      if (res.body.error_code !== '9000') {
+        expect(res.body).toMatchObject({ error_code: '1404', error_type: 'general' });
+        expect(res.body.error_details).toEqual({ webhook_url: [res.body.error_message] });
+        expectRefusal(res.body.error_message, row, webhook);
+      }
+      // No task ran: its input was never requested.
+      expect(hits).toEqual([]);
+      return res.body.error_code as string;
+    }
+
+    it.each(rows)('async: $name: $url', async (row) => {
+      await submit('async', row);
+    });
+
+    it('batch: every name resolving to a refused address', async () => {
+      const named = rows.filter((row) => row.dns);
+      expect(named.length).toBeGreaterThanOrEqual(5);
+      for (const row of named) expect(await submit('batch', row)).toBe('1404');
+    });
+
+    it('accepts a name that does not resolve yet, leaving it to delivery (which retries)', async () => {
+      answers = {};
+      const res = await client(app.url, app.adminKey).post('/v1/image/edit/async', {
+        input: `${ports.origin}/input.png`,
+        webhook_url: 'http://later.test/hooks',
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(logMessages()).toMatch(/webhook http:\/\/later\.test\/hooks does not resolve now \(ENOTFOUND\)/);
+      await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
+    });
+
+    it('judges the address again at delivery: a name that turns private by then is not posted to', async () => {
+      answers = { 'hook.test': ['127.0.0.1'] };
+      hits.length = 0;
+      const res = await client(app.url, app.adminKey).post('/v1/image/edit/async', {
+        input: `${ports.origin}/hold`,
+        webhook_url: `http://hook.test:${trap.port}/hooks`,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 10_000 });
+      answers = { 'hook.test': ['127.0.0.2'] };
+      held.splice(0).forEach((response) => response.writeHead(404).end());
+      const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
+      expect(task.status).toBe('ERROR');
+      await vi.waitFor(() => expect(logMessages()).toMatch(/webhook http:\/\/hook\.test:\d+\/hooks not delivered/), {
+        timeout: 10_000,
+      });
+      expect(logMessages()).toMatch(/Host "hook\.test" resolves to 127\.0\.0\.2, a loopback address/);
+    });
   });
 
   describe('as the endpoint of an s3 storage', () => {
