@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Logger } from '@nestjs/common';
 import { AppConfig, loadConfig } from '@app/common';
 import { AddressPolicy } from '../libs/storage/src/fetch/address-policy';
 import { SafeFetcher } from '../libs/storage/src/fetch/safe-fetcher';
-import { fillUrl, HOSTILE_URLS, type FixturePorts } from './fixtures/hostile-urls';
+import { addressesNotSent, fillUrl, HOSTILE_URLS, type FixturePorts } from './fixtures/hostile-urls';
 import { type ConnectGuard, type CountingListener, installConnectGuard, startListener } from './helpers/connect-guard';
 import { rejected } from './helpers/rejected';
 
@@ -54,6 +55,10 @@ const hits: Hit[] = [];
 const chunked = { written: 0, closed: Promise.resolve() };
 /** Per-test DNS answers; a function lets a test answer differently on each query. */
 let resolver: (host: string) => string[] | undefined = () => undefined;
+/** What the fetcher logged (Nest Logger, any level) during the test: the details the client is not told. */
+let logged: string[] = [];
+/** The one message of every connection failure, whatever its cause (refused, reset, timeout, unknown name). */
+const unreachable = (url: string) => `Download of ${url} failed: the server could not be reached or did not answer.`;
 
 function handle(request: IncomingMessage, response: ServerResponse): void {
   const url = new URL(request.url ?? '/', ports.origin);
@@ -139,6 +144,10 @@ afterAll(async () => {
 beforeEach(() => {
   hits.length = 0;
   resolver = () => undefined;
+  logged = [];
+  for (const level of ['log', 'warn'] as const) {
+    vi.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => void logged.push(String(message)));
+  }
   vi.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string) => {
     const answers = resolver(host);
     if (!answers) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
@@ -161,9 +170,13 @@ describe('SafeFetcher refuses hostile URLs before connecting', () => {
 
   it.each(HOSTILE_URLS)('$name: $url', async (row) => {
     resolver = (host) => row.dns?.[host];
-    const error = await rejected(fetcher().download(fillUrl(row.url, ports)));
+    const url = fillUrl(row.url, ports);
+    const error = await rejected(fetcher().download(url));
     expect(error.codeName).toBe(row.expected);
     expect(error.message).toMatch(row.message);
+    // The client is not told where a name points nor where a redirect went; the server log is.
+    expect(addressesNotSent(error.message, url)).toEqual([]);
+    if (row.log) expect(logged.join('\n')).toMatch(row.log);
     // A redirect case must have reached the allowed server, so that the refusal is the redirect's.
     if (row.url.startsWith('{origin}')) expect(hits.length).toBeGreaterThan(0);
   });
@@ -314,11 +327,10 @@ describe('SafeFetcher limits', () => {
     const { port } = silent.address() as net.AddressInfo;
     try {
       const fast = fetcher({ FETCH_CONNECT_TIMEOUT_MS: '100' });
-      const error = await rejected(fast.download(`https://127.0.0.1:${port}/a.png`));
-      expect(error).toMatchObject({
-        codeName: 'FETCH_FAILED',
-        message: `Connecting to 127.0.0.1:${port} timed out after 100 ms.`,
-      });
+      const url = `https://127.0.0.1:${port}/a.png`;
+      const error = await rejected(fast.download(url));
+      expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message: unreachable(url) });
+      expect(logged.join('\n')).toMatch(/timed out after 100 ms/);
       expect(held).toHaveLength(1);
     } finally {
       held.forEach((socket) => socket.destroy());
@@ -326,22 +338,21 @@ describe('SafeFetcher limits', () => {
     }
   });
 
-  it('fails with FETCH_FAILED when the connection is refused', async () => {
+  it('fails with FETCH_FAILED when the connection is refused, telling the client no more than for a timeout', async () => {
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
     const { port } = closed.address() as net.AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const error = await rejected(fetcher().download(`http://127.0.0.1:${port}/`));
     expect(error.codeName).toBe('FETCH_FAILED');
-    expect(error.message).toBe(`Download of http://127.0.0.1:${port}/ failed: connection refused (ECONNREFUSED).`);
+    expect(error.message).toBe(unreachable(`http://127.0.0.1:${port}/`));
+    expect(logged.join('\n')).toMatch(/ECONNREFUSED/);
   });
 
-  it('fails with FETCH_FAILED when the host does not resolve', async () => {
+  it('fails with FETCH_FAILED when the host does not resolve, with the same message', async () => {
     const error = await rejected(fetcher().download('http://nowhere.test/'));
-    expect(error).toMatchObject({
-      codeName: 'FETCH_FAILED',
-      message: 'Host "nowhere.test" cannot be resolved (ENOTFOUND).',
-    });
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message: unreachable('http://nowhere.test/') });
+    expect(logged.join('\n')).toMatch(/ENOTFOUND nowhere\.test/);
   });
 
   it('stops when the caller aborts', async () => {

@@ -7,6 +7,7 @@ export * from './credentials/credential-cipher';
 export * from './drivers/storage-driver';
 export * from './drivers/storage-driver.factory';
 export * from './fetch/address-policy';
+export * from './fetch/describe-url';
 export * from './fetch/safe-fetcher';
 export * from './fetch/safe-fetcher.types';
 export { readWhole } from './fetch/fetch-stream';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, mediaTypeOfExtension } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
-import { StorageResolver } from '@app/storage';
+import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request';
 import { TaskQueue } from './task-queue';
@@ -84,7 +84,7 @@ export class TaskRunner {
       await this.store.finishItem(item.id, { status: 'DONE', input: result.input, output: result.output });
     } catch (error) {
       if (isTransient(error) && !finalAttempt) throw error;
-      this.logger.warn(`task ${taskId} item ${seq} (${item.input}) failed: ${failureMessage(error)}`);
+      this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
     }
     await this.finishIfDone(taskId);
@@ -99,7 +99,9 @@ export class TaskRunner {
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {
       if (!finalAttempt && isTransient(error)) throw error;
-      this.logger.warn(`task ${taskId}: webhook not delivered: ${failureMessage(error)}`);
+      this.logger.warn(
+        `task ${taskId}: webhook ${describeUrl(task.webhookUrl)} not delivered: ${failureMessage(error)}`,
+      );
       await this.store.setWebhookState(taskId, 'failed');
     }
   }

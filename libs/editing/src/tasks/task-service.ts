@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
 import type { TaskKind } from '@app/database';
-import { parseStorageReference, StorageResolver } from '@app/storage';
+import { AddressPolicy, describeUrl, parseStorageReference, StorageResolver } from '@app/storage';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
@@ -11,21 +11,26 @@ import type { TaskView } from './task-view';
 /**
  * Creates and shows tasks for the API. A request is refused (422) before a task exists when it breaks the
  * schema or names a storage the caller does not have, or one that cannot serve it (a web folder cannot be
- * listed or written); what needs the storage's contents (a missing folder, a bad image) ends the task in ERROR.
+ * listed or written), or a `webhook_url` the address policy refuses; what needs the storage's contents (a missing
+ * folder, a bad image) ends the task in ERROR.
  */
 @Injectable()
 export class TaskService {
+  private readonly logger = new Logger(TaskService.name);
+
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly store: TaskStore,
     private readonly runner: TaskRunner,
     private readonly queue: TaskQueue,
     private readonly resolver: StorageResolver,
+    private readonly policy: AddressPolicy,
   ) {}
 
   async create(accountId: number, kind: TaskKind, body: unknown): Promise<TaskView> {
     const request = kind === 'batch' ? parseBatchRequest(body) : parseAsyncRequest(body);
     await this.checkStorages(accountId, request);
+    if (request.webhookUrl !== undefined) await this.checkWebhook(request.webhookUrl);
     const task = await this.store.create(accountId, kind, body as Record<string, unknown>, request.webhookUrl);
     await this.queue.start(task.id);
     return this.runner.view(task);
@@ -35,6 +40,32 @@ export class TaskService {
     const task = await this.store.findOwned(accountId, id, kind);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     return this.runner.view(task);
+  }
+
+  /**
+   * Judges the webhook's address now (its name resolved, every answer checked), so that one the policy refuses is
+   * a 422 rather than a task that can never report; delivery judges it again, as DNS may change meanwhile. A name
+   * that does not resolve now, or not within FETCH_CONNECT_TIMEOUT_MS, is left to delivery, which retries.
+   */
+  private async checkWebhook(url: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<'slow'>(
+      (resolve) => (timer = setTimeout(() => resolve('slow'), this.config.fetchConnectTimeoutMs)),
+    );
+    const judged = this.policy.resolve(new URL(url));
+    // An answer that comes after the timeout is not awaited by anyone.
+    judged.catch(() => undefined);
+    try {
+      await Promise.race([judged, slow]);
+    } catch (error) {
+      if (error instanceof ServiceException && error.codeName === 'FETCH_REFUSED') {
+        throw new ServiceException('WEBHOOK_URL_REFUSED', error.message, { webhook_url: [error.message] });
+      }
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      this.logger.log(`webhook ${describeUrl(url)} does not resolve now (${code}); delivery will check it again`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Every storage the request names exists in the account and can do what the task needs of it. */

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { CRC32C } from '@google-cloud/storage';
+import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServiceException } from '@app/common';
 import { installConnectGuard, type ConnectGuard } from '../../../../test/helpers/connect-guard';
@@ -410,9 +411,19 @@ describe('GcsServiceAccountDriver', () => {
     fake.failNext = 503;
     expect((await failure(driver().head('a.jpg'))).codeName).toBe('STORAGE_BACKEND_FAILED');
     // Nothing listens on loopback port 1: the connection is refused.
-    const offline = await failure(driver({ endpoint: 'http://127.0.0.1:1' }).head('a.jpg'));
-    expect(offline.codeName).toBe('STORAGE_BACKEND_FAILED');
-    expect(offline.message).toContain('ECONNREFUSED');
+    const logged: string[] = [];
+    const log = vi
+      .spyOn(Logger.prototype, 'log')
+      .mockImplementation((message: unknown) => void logged.push(String(message)));
+    const offline = await failure(driver({ endpoint: 'http://127.0.0.1:1' }).head('a.jpg')).finally(() =>
+      log.mockRestore(),
+    );
+    // The caller is told the same whatever the cause (refused, silent, unknown name); the log says which.
+    expect(offline).toMatchObject({
+      codeName: 'STORAGE_BACKEND_FAILED',
+      message: 'Could not reach http://127.0.0.1:1/, or it did not answer.',
+    });
+    expect(logged.join('\n')).toContain('ECONNREFUSED');
   });
 
   it('refuses an endpoint its guard refuses, before any request', async () => {

@@ -3,6 +3,8 @@ import { Storage, type Bucket, type File, type FileMetadata } from '@google-clou
 import { JWT } from 'google-auth-library';
 import { ServiceException } from '@app/common';
 import type { GcsServiceAccountKey } from '../connections/storage-parameters';
+import { logConnectionFailure } from '../fetch/connection-failure';
+import { describeUrl } from '../fetch/describe-url';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -253,8 +255,14 @@ export class GcsServiceAccountDriver implements StorageDriver {
     }
   }
 
+  /** The store as messages name it: a custom endpoint in its described form (docs: describeUrl). */
+  private where(): string {
+    return this.options.endpoint ? describeUrl(this.options.endpoint) : 'Google Cloud Storage';
+  }
+
+  /** What the caller is told about a store that was not reached, whatever the cause (see logConnectionFailure). */
   private silence(): string {
-    return `${this.options.endpoint ?? 'Google Cloud Storage'} did not answer in time.`;
+    return `Could not reach ${this.where()}, or it did not answer.`;
   }
 
   /** What the caller may be told: never the key, a token or a stack; the SDK's own messages are not passed on. */
@@ -284,15 +292,11 @@ export class GcsServiceAccountDriver implements StorageDriver {
     if (status !== undefined) {
       return new ServiceException('STORAGE_BACKEND_FAILED', `Google Cloud Storage failed (HTTP ${status}).`);
     }
-    const { code, name } = error as { code?: unknown; name?: string };
+    const { code } = error as { code?: unknown };
     if (typeof code === 'string' && code.startsWith('ERR_OSSL')) {
       return new ServiceException('STORAGE_UNREACHABLE', 'The service account key cannot sign requests.');
     }
-    if (name === 'AbortError' || name === 'TimeoutError' || code === 'ETIMEDOUT') {
-      return new ServiceException('STORAGE_BACKEND_FAILED', this.silence());
-    }
-    const where = this.options.endpoint ?? 'Google Cloud Storage';
-    const detail = typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : '';
-    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}${detail}.`);
+    logConnectionFailure(this.where(), error);
+    return new ServiceException('STORAGE_BACKEND_FAILED', this.silence());
   }
 }

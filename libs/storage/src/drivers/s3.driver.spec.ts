@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServiceException } from '@app/common';
 import { S3Driver } from './s3.driver';
 
@@ -18,8 +19,25 @@ async function recordingServer(answer: boolean): Promise<{ server: Server; url: 
   return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
 }
 
+/** What a caller is told about a store that cannot be reached, whatever the reason. */
+const unreachable = (endpoint: string) => `Could not reach ${endpoint}/, or it did not answer.`;
+
+/** A driver with a key pair for the store at `endpoint`; `requestTimeoutMs` bounds each request. */
+const keyedDriver = (endpoint: string, requestTimeoutMs?: number) =>
+  new S3Driver({
+    kind: 's3',
+    bucket: 'b1b',
+    prefix: '',
+    endpoint,
+    region: 'us-east-1',
+    accessKey: 'AK',
+    secretKey: 'SK',
+    requestTimeoutMs,
+  });
+
 const servers: Server[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
@@ -51,22 +69,24 @@ describe('S3Driver', () => {
   it('gives up on a store that accepts the connection and never answers', async () => {
     const { server, url, seen } = await recordingServer(false);
     servers.push(server);
-    const driver = new S3Driver({
-      kind: 's3',
-      bucket: 'b1b',
-      prefix: '',
-      endpoint: url,
-      region: 'us-east-1',
-      accessKey: 'AK',
-      secretKey: 'SK',
-      requestTimeoutMs: 300,
-    });
+    const driver = keyedDriver(url, 300);
     const started = Date.now();
     const error = await driver.head('a.jpg').catch((e: unknown) => e);
-    expect(error).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED' });
-    expect((error as Error).message).toMatch(/did not answer in time/);
+    expect(error).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED', message: unreachable(url) });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(seen.length).toBeGreaterThan(0);
+    driver.close();
+  });
+
+  it('tells the caller no more about a closed port than about a silent store; the log says which', async () => {
+    const { server, url } = await recordingServer(false);
+    await new Promise<void>((done) => server.close(() => done()));
+    const logged: string[] = [];
+    vi.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(String(message)));
+    const driver = keyedDriver(url);
+    const error = await driver.head('a.jpg').catch((e: unknown) => e);
+    expect(error).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED', message: unreachable(url) });
+    expect(logged.join('\n')).toMatch(/ECONNREFUSED/);
     driver.close();
   });
 });

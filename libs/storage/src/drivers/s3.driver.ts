@@ -14,6 +14,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
+import { logConnectionFailure } from '../fetch/connection-failure';
+import { describeUrl } from '../fetch/describe-url';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -265,7 +267,8 @@ export class S3Driver implements StorageDriver {
     if (error instanceof ServiceException) {
       return error.codeName === 'FETCH_REFUSED' ? new ServiceException('STORAGE_UNREACHABLE', error.message) : error;
     }
-    const where = this.options.endpoint ?? `${this.options.kind.toUpperCase()} in ${this.options.region}`;
+    const { endpoint } = this.options;
+    const where = endpoint ? describeUrl(endpoint) : `${this.options.kind.toUpperCase()} in ${this.options.region}`;
     if (error instanceof S3ServiceException) {
       const status = error.$metadata.httpStatusCode ?? 0;
       if (NOT_FOUND.has(error.name) || (status === 404 && path !== undefined && error.name !== 'NoSuchBucket')) {
@@ -285,10 +288,8 @@ export class S3Driver implements StorageDriver {
       }
       return new ServiceException('STORAGE_BACKEND_FAILED', `The storage failed (${error.name}, HTTP ${status}).`);
     }
-    const { code, name } = error as { code?: string; name?: string };
-    if (name === 'AbortError' || name === 'TimeoutError') {
-      return new ServiceException('STORAGE_BACKEND_FAILED', `${where} did not answer in time.`);
-    }
-    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}${code ? ` (${code})` : ''}.`);
+    // Refused, reset, silent or unknown: one message (see logConnectionFailure), the cause in the log.
+    logConnectionFailure(where, error);
+    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}, or it did not answer.`);
   }
 }

@@ -1,8 +1,9 @@
 import dns, { type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, ServiceException } from '@app/common';
-import { AddressPolicy } from './address-policy';
+import { AddressPolicy, NOT_PUBLIC_MESSAGE } from './address-policy';
 import { rejected } from '../../../../test/helpers/rejected';
 
 function policy(allow = ''): AddressPolicy {
@@ -21,8 +22,12 @@ function caught(action: () => unknown): ServiceException {
 }
 
 let answers: Record<string, string[]>;
+/** The policy's warnings: the detail of each refusal, which the client is not told. */
+let warnings: string[];
 beforeEach(() => {
   answers = {};
+  warnings = [];
+  vi.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
   // Only stubbed .test names resolve; an unknown name fails as a real resolver would, without a query.
   vi.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string) => {
     const list = answers[host];
@@ -66,11 +71,13 @@ describe('AddressPolicy.assertAddress', () => {
     ['2001:2::1', /benchmarking/],
   ];
 
-  it.each(refused)('refuses %s (%s)', (ip, reason) => {
+  it.each(refused)('refuses %s (%s), telling the client neither the address nor its range', (ip, reason) => {
     const error = caught(() => policy().assertAddress(ip));
     expect(error.codeName).toBe('FETCH_REFUSED');
-    expect(error.message).toMatch(reason);
-    expect(error.message).toMatch(/downloads from it are not allowed\.$/);
+    expect(error.message).toBe(NOT_PUBLIC_MESSAGE);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(reason);
+    expect(warnings[0]).toMatch(/not allowed unless FETCH_ALLOW_HOSTS opens it\.$/);
   });
 
   it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450::1', '::ffff:8.8.8.8'])(
@@ -80,11 +87,14 @@ describe('AddressPolicy.assertAddress', () => {
     },
   );
 
-  it('names the host a refused address was resolved from', () => {
+  it('logs the host a refused address was resolved from, and tells the client only the setting', () => {
     const error = caught(() => policy().assertAddress('127.0.0.2', 'x.test'));
     expect(error.message).toBe(
-      'Host "x.test" resolves to 127.0.0.2, a loopback address; downloads from it are not allowed.',
+      "The URL's host is not allowed: it is not a public address. An operator can allow it with FETCH_ALLOW_HOSTS.",
     );
+    expect(warnings).toEqual([
+      'Refused a URL: Host "x.test" resolves to 127.0.0.2, a loopback address; downloads from it are not allowed unless FETCH_ALLOW_HOSTS opens it.',
+    ]);
   });
 
   it('opens allow-listed addresses and ranges only', () => {
@@ -130,7 +140,8 @@ describe('AddressPolicy.resolve', () => {
   it('checks IP literals in every WHATWG spelling without asking DNS', async () => {
     for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://[::ffff:7f00:1]/']) {
       const error = await rejected(policy().resolve(new URL(url)));
-      expect(error.message).toMatch(/loopback/);
+      expect(error.message).toBe(NOT_PUBLIC_MESSAGE);
+      expect(warnings.pop()).toMatch(/is a loopback address/);
     }
     await expect(policy().resolve(new URL('http://[2606:4700::1111]/'))).resolves.toEqual({
       address: '2606:4700::1111',
@@ -153,9 +164,8 @@ describe('AddressPolicy.resolve', () => {
     answers['mixed.test'] = ['93.184.216.34', '192.168.1.20'];
     const error = await rejected(policy().resolve(new URL('http://mixed.test/')));
     expect(error.codeName).toBe('FETCH_REFUSED');
-    expect(error.message).toBe(
-      'Host "mixed.test" resolves to 192.168.1.20, a private address; downloads from it are not allowed.',
-    );
+    expect(error.message).toBe(NOT_PUBLIC_MESSAGE);
+    expect(warnings[0]).toMatch(/^Refused a URL: Host "mixed\.test" resolves to 192\.168\.1\.20, a private address;/);
   });
 
   it('opens an allow-listed host name whatever it resolves to, and that name only', async () => {
@@ -167,15 +177,18 @@ describe('AddressPolicy.resolve', () => {
       family: 4,
     });
     const error = await rejected(allowing.resolve(new URL('http://other.assets.internal/x')));
-    expect(error.message).toMatch(/other\.assets\.internal" resolves to 10\.0\.0\.8, a private address/);
+    expect(error.message).toBe(NOT_PUBLIC_MESSAGE);
+    expect(warnings[0]).toMatch(/other\.assets\.internal" resolves to 10\.0\.0\.8, a private address/);
     // A name entry opens the name, not the addresses it resolves to.
     expect((await rejected(allowing.resolve(new URL('http://10.0.0.7/')))).codeName).toBe('FETCH_REFUSED');
   });
 
-  it('fails with FETCH_FAILED when the name does not resolve', async () => {
-    const error = await rejected(policy().resolve(new URL('http://nowhere.test/')));
-    expect(error.codeName).toBe('FETCH_FAILED');
-    expect(error.message).toBe('Host "nowhere.test" cannot be resolved (ENOTFOUND).');
+  it("rejects with the resolver's own error when the name does not resolve, for the caller to report", async () => {
+    const error = await policy()
+      .resolve(new URL('http://nowhere.test/'))
+      .catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ServiceException);
+    expect(error).toMatchObject({ code: 'ENOTFOUND' });
   });
 
   it('checks the scheme and credentials before any DNS query', async () => {

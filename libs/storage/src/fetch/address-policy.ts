@@ -1,6 +1,6 @@
 import dns, { type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
 import ipaddr from 'ipaddr.js';
 
@@ -58,6 +58,19 @@ function refused(message: string): ServiceException {
   return new ServiceException('FETCH_REFUSED', message);
 }
 
+/**
+ * What the client is told about an address that is not public, whether it was given as a literal, resolved from a
+ * name or reached by a redirect: never the address or its range, which would map the internal network's names.
+ */
+export const NOT_PUBLIC_MESSAGE =
+  "The URL's host is not allowed: it is not a public address. An operator can allow it with FETCH_ALLOW_HOSTS.";
+
+/** A resolver failure as `dns.lookup` reports one, for answers that are no use (none, or none of a family). */
+function noAddress(host: string, family?: number): NodeJS.ErrnoException {
+  const what = family === undefined ? 'no address' : `no IPv${family} address`;
+  return Object.assign(new Error(`${host} has ${what}`), { code: 'ENODATA' });
+}
+
 /** The host of a URL without IPv6 brackets or a trailing root dot. */
 export function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
@@ -68,9 +81,14 @@ export function bareHost(url: URL): string {
  * service's own network (SSRF): only http(s), no credentials in the URL, and only globally routable unicast
  * addresses — checked on IP literals and on every address a host name resolves to — unless the configured
  * allow-list (FETCH_ALLOW_HOSTS) opens an address range or an exact host name.
+ *
+ * A refused address is FETCH_REFUSED with {@link NOT_PUBLIC_MESSAGE}; the address, its range and the name it came
+ * from go to the server log only. A name that does not resolve rejects with the resolver's own error (ENOTFOUND,
+ * EAI_AGAIN, ENODATA), which callers report like any failed connection.
  */
 @Injectable()
 export class AddressPolicy {
+  private readonly logger = new Logger(AddressPolicy.name);
   private readonly allowedHosts: ReadonlySet<string>;
   private readonly allowedRanges: readonly [Address, number][];
 
@@ -109,13 +127,13 @@ export class AddressPolicy {
    * omitted for an IP literal.
    */
   assertAddress(ip: string, host?: string): void {
-    if (isIP(ip.split('%')[0]) === 0) throw refused(`Host "${host ?? ip}" resolves to "${ip}", not an IP address.`);
+    if (isIP(ip.split('%')[0]) === 0) throw this.refuse(`Host "${host ?? ip}" resolves to "${ip}", not an IP address`);
     const { address, range } = classify(ip);
     if (range === 'unicast' || this.isAllowedAddress(address)) return;
     const shown = address.toString();
-    const what = `${describeRange(range)} address; downloads from it are not allowed.`;
-    if (host !== undefined) throw refused(`Host "${host}" resolves to ${shown}, ${what}`);
-    throw refused(`Address ${ip}${shown === ip ? '' : ` (${shown})`} is ${what}`);
+    const what = `${describeRange(range)} address`;
+    if (host !== undefined) throw this.refuse(`Host "${host}" resolves to ${shown}, ${what}`);
+    throw this.refuse(`Address ${ip}${shown === ip ? '' : ` (${shown})`} is ${what}`);
   }
 
   /**
@@ -158,7 +176,7 @@ export class AddressPolicy {
         const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
         const usable = wanted === undefined ? answers : answers.filter((a) => a.family === wanted);
         if (usable.length === 0) {
-          callback(new ServiceException('FETCH_FAILED', `Host "${hostname}" has no IPv${wanted} address.`), '');
+          callback(noAddress(hostname, wanted), '');
         } else if (options.all) {
           callback(null, usable);
         } else {
@@ -169,20 +187,20 @@ export class AddressPolicy {
     );
   };
 
+  /** Logs the detail for the operator and returns what the client may see. */
+  private refuse(detail: string): ServiceException {
+    this.logger.warn(`Refused a URL: ${detail}; downloads from it are not allowed unless FETCH_ALLOW_HOSTS opens it.`);
+    return refused(NOT_PUBLIC_MESSAGE);
+  }
+
   private isAllowedAddress(address: Address): boolean {
     return this.allowedRanges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
   }
 
   private async lookupName(name: string): Promise<ResolvedAddress[]> {
-    let answers: LookupAddress[];
-    try {
-      // Through the module object at call time, so that tests can stub the resolver.
-      answers = await dns.promises.lookup(name, { all: true, verbatim: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'lookup error';
-      throw new ServiceException('FETCH_FAILED', `Host "${name}" cannot be resolved (${code}).`);
-    }
-    if (answers.length === 0) throw new ServiceException('FETCH_FAILED', `Host "${name}" has no address.`);
+    // Through the module object at call time, so that tests can stub the resolver.
+    const answers: LookupAddress[] = await dns.promises.lookup(name, { all: true, verbatim: true });
+    if (answers.length === 0) throw noAddress(name);
     return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
   }
 }

@@ -1,22 +1,19 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { ServiceException, SNIFF_BYTES } from '@app/common';
+import { logConnectionFailure } from './connection-failure';
 
-/** How a download's URL appears in messages: origin and path, never the query (presigned URLs carry secrets). */
-export function describeUrl(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
+/**
+ * What a client is told about a download that failed before the server answered, whatever the cause (see
+ * logConnectionFailure): refused, reset, timed out, unreachable, a name that does not resolve, a TLS handshake
+ * with something that does not speak TLS.
+ */
+const UNREACHABLE = 'the server could not be reached or did not answer';
 
-/** Short reasons for the network error codes a download meets; anything else is named by its code alone. */
-const NETWORK_REASONS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection reset',
-  ETIMEDOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'name resolution failed',
-  EPROTO: 'TLS handshake failed',
+/**
+ * Reasons a client may be told: failures after a server answered (its certificate, its HTTP, its body), which say
+ * no more than an HTTP status would.
+ */
+const ANSWERED_REASONS: Readonly<Record<string, string>> = {
   ERR_STREAM_PREMATURE_CLOSE: 'the connection closed before the end of the body',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the TLS certificate does not name the host',
   CERT_HAS_EXPIRED: 'the TLS certificate has expired',
@@ -26,14 +23,18 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the TLS certificate is not trusted',
 };
 
-/** A ServiceException as it is; any other error as FETCH_FAILED with a short reason (no stack, no internals). */
+/**
+ * A ServiceException as it is; any other error as FETCH_FAILED with a short reason (no code, address, port or
+ * stack), its cause logged. `label` is the URL as describeUrl writes it.
+ */
 export function toFetchError(error: unknown, label: string): ServiceException {
   if (error instanceof ServiceException) return error;
+  logConnectionFailure(label, error);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const reason = code?.startsWith('HPE_')
     ? 'the server sent an invalid HTTP response'
-    : ((code && NETWORK_REASONS[code]) ?? 'network error');
-  return new ServiceException('FETCH_FAILED', `Download of ${label} failed: ${reason}${code ? ` (${code})` : ''}.`);
+    : ((code && ANSWERED_REASONS[code]) ?? UNREACHABLE);
+  return new ServiceException('FETCH_FAILED', `Download of ${label} failed: ${reason}.`);
 }
 
 export function tooLarge(label: string, maxBytes: number, declared?: number): ServiceException {

@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
-import { BodyGuard, Deadline, describeUrl, readWhole, toFetchError, tooLarge } from './fetch-stream';
+import { describeUrl } from './describe-url';
+import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
 import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
 
 /** Redirects followed per download; one more fails with FETCH_REFUSED. */
@@ -175,8 +176,9 @@ export class SafeFetcher implements OnApplicationShutdown {
         ...(secure && isIP(host) === 0 ? { servername: host } : {}),
       });
       const connectTimer = setTimeout(() => {
-        const message = `Connecting to ${url.host} timed out after ${connectMs} ms.`;
-        request.destroy(new ServiceException('FETCH_FAILED', message));
+        // A connection failure like any other: the client is not told that the address was silent.
+        const timeout = Object.assign(new Error(`connect timed out after ${connectMs} ms`), { code: 'ETIMEDOUT' });
+        request.destroy(timeout);
       }, connectMs);
       const settle = () => {
         clearTimeout(connectTimer);
