@@ -8,6 +8,7 @@ export * from './http/request-id';
 export * from './http/route-registry';
 export * from './http/envelope.interceptor';
 export * from './logging/logger';
+export * from './logging/logged-error';
 export * from './validation/validation.pipe';
 export * from './validation/parse-id.pipe';
 export * from './redis/redis.module';

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteRegistry } from '../http/route-registry';
+import { loggedError } from '../logging/logged-error';
 import { toErrorResponse } from './error-response';
 import { ServiceException } from './service.exception';
 
@@ -21,7 +22,7 @@ export class ErrorWriter {
     const cause = this.refineNotFound(error, request);
     const response = toErrorResponse(cause, request.id);
     if (response.internal) {
-      this.logger.error({ request_id: request.id, err: cause }, 'unhandled error');
+      this.logger.error({ request_id: request.id, err: loggedError(cause) }, 'unhandled error');
     } else {
       this.logger.debug({ request_id: request.id, status: response.status }, 'request refused');
     }
