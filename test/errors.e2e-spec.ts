@@ -26,16 +26,23 @@ describe('error bodies', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
-  it('answers a non-JSON body with 415', async () => {
-    const res = await api.send('POST', '/v1/keys', { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
-    expect(res.status).toBe(415);
-    expect(res.body).toEqual({
-      error_code: '9005',
-      error_type: 'general',
-      error_message: 'Unsupported content type; send application/json.',
-      error_details: {},
-    });
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'text/xml', 'application/octet-stream'])(
+    'answers a %s body on a JSON route with 415',
+    async (type) => {
+      const res = await api.send('POST', '/v1/keys', {
+        rawBody: 'name=x&scopes=storage',
+        headers: { 'content-type': type },
+      });
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({
+        error_code: '9005',
+        error_type: 'general',
+        error_message: 'Unsupported content type; send application/json.',
+        error_details: {},
+      });
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    },
+  );
 
   it('answers a malformed URL with 400 and the Error object', async () => {
     const res = await call(t.url, 'GET', '/v1/keys/%E0%A4%A', { headers: { 'x-request-id': 'bad-url-1' } });

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
 import {
   type BucketParameters,
   type GcsServiceAccountKey,
@@ -137,10 +137,6 @@ export function toRequestParameters(connection: StorageConnection): Record<strin
       ? { service_account: secret.service_account }
       : { access_key: credentials.access_key, secret_access_key: secret.secret_access_key },
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
