@@ -122,7 +122,26 @@ describe('error bodies', () => {
   it('answers a non-integer path id with 422', async () => {
     const res = await api.delete('/v1/keys/abc');
     expect(res.status).toBe(422);
-    expect(res.body.error_details).toEqual({ id: ['id must be a positive integer'] });
+    expect(res.body.error_details).toEqual({ id: ['id must be an integer from 1 to 2147483647'] });
+  });
+
+  // Ids are 32-bit in PostgreSQL: a larger one reached the database as a query it refused (500).
+  it.each([
+    ['GET', '/v1/storage/storages/99999999999', 'storage_id'],
+    ['PATCH', '/v1/storage/storages/2147483648', 'storage_id'],
+    ['DELETE', '/v1/keys/999999999999999', 'id'],
+    ['GET', '/v1/image/edit/batch/2147483648', 'task_id'],
+    ['GET', '/v1/image/edit/async/99999999999', 'task_id'],
+  ])('answers %s %s, an id past 2^31-1, with 422', async (method, path, name) => {
+    const res = await api.send(method, path, method === 'PATCH' ? { body: { name: 'x' } } : {});
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.error_details).toEqual({ [name]: [`${name} must be an integer from 1 to 2147483647`] });
+  });
+
+  it('looks up the largest id there can be', async () => {
+    const res = await api.get('/v1/storage/storages/2147483647');
+    expect(res.status).toBe(404);
+    expect(res.body.error_code).toBe('1301');
   });
 
   it('wraps success bodies in the data envelope', async () => {
