@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import {
   AllExceptionsFilter,
@@ -23,12 +23,8 @@ import { uploadLimits } from './image-edit/read-upload';
 import { ClientErrorResponder, requestTimeouts } from './http/client-errors';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
+import { RequestLogController } from './http/request-log';
 import { setupOpenApi } from './openapi/openapi';
-
-/** One log line per request, when it completes (with status and response time). */
-class CompletionOnlyLogController extends LogController {
-  override incomingRequest(): void {}
-}
 
 /** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
 const BETA_PREFIX = /^\/v1-beta1(?=\/|$|\?)/;
@@ -50,7 +46,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const clientErrors = new ClientErrorResponder(errors);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
-    logController: new CompletionOnlyLogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     bodyLimit: config.maxJsonBodyBytes,
     ...requestTimeouts(config),
