@@ -113,6 +113,14 @@ describe('error bodies', () => {
     });
   });
 
+  it('refuses query parameters named after Object.prototype members as unknown', async () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+      const res = await api.get(`/v1/keys?${name}=1`);
+      expect(res.status, `${name}: ${res.text}`).toBe(422);
+      expect(res.body.error_details).toEqual({ [name]: ['unknown member; no other members are allowed'] });
+    }
+  });
+
   it('refuses a JSON body that is not an object with 422', async () => {
     const res = await api.send('POST', '/v1/keys', { rawBody: '[1,2]' });
     expect(res.status).toBe(422);
