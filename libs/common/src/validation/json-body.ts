@@ -49,27 +49,42 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   return false;
 }
 
+/** An object or array still to look into; its path is only spelled out when a member of it is refused. */
+interface Pending {
+  node: object;
+  depth: number;
+  key?: string;
+  parent?: Pending;
+}
+
+function pathOf(entry: Pending, key: string): string {
+  const keys = [key];
+  for (let at: Pending | undefined = entry; at?.key !== undefined; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
+}
+
 /**
  * Checks a parsed JSON value before any validator sees it: nesting at most `maxDepth` levels (400 `BODY_TOO_DEEP`)
  * and no member named after an inherited one, at any level (422 at its dotted path, as any unknown member).
  * Iterative, own members only. Returns the value.
  */
 export function checkJsonBody<T>(value: T, maxDepth: number): T {
-  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 1 }];
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: Pending[] = [{ node: value, depth: 1 }];
   // No prototype: a path named `__proto__` must become a member, not replace the prototype.
   const details = Object.create(null) as Record<string, string[]>;
   let reported = 0;
-  while (pending.length > 0) {
-    const { value: node, path, depth } = pending.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > maxDepth) throw tooDeep(maxDepth);
-    for (const key of Object.keys(node)) {
-      const child = path ? `${path}.${key}` : key;
-      if (!Array.isArray(node) && INHERITED_NAMES.has(key)) {
-        if (reported++ < MAX_REPORTED) details[child] = [UNKNOWN_MEMBER];
-        continue;
+  for (let entry = pending.pop(); entry; entry = pending.pop()) {
+    if (entry.depth > maxDepth) throw tooDeep(maxDepth);
+    const { node, depth } = entry;
+    const array = Array.isArray(node);
+    for (const key of array ? node.keys() : Object.keys(node)) {
+      const child: unknown = (node as Record<string | number, unknown>)[key];
+      if (!array && INHERITED_NAMES.has(key as string)) {
+        if (reported++ < MAX_REPORTED) details[pathOf(entry, key as string)] = [UNKNOWN_MEMBER];
+      } else if (typeof child === 'object' && child !== null) {
+        pending.push({ node: child, depth: depth + 1, key: String(key), parent: entry });
       }
-      pending.push({ value: (node as Record<string, unknown>)[key], path: child, depth: depth + 1 });
     }
   }
   if (reported > 0) throw ServiceException.validation(details);
