@@ -26,16 +26,23 @@ describe('error bodies', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
-  it('answers a non-JSON body with 415', async () => {
-    const res = await api.send('POST', '/v1/keys', { rawBody: 'name=x', headers: { 'content-type': 'text/plain' } });
-    expect(res.status).toBe(415);
-    expect(res.body).toEqual({
-      error_code: '9005',
-      error_type: 'general',
-      error_message: 'Unsupported content type; send application/json.',
-      error_details: {},
-    });
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'text/xml', 'application/octet-stream'])(
+    'answers a %s body on a JSON route with 415',
+    async (type) => {
+      const res = await api.send('POST', '/v1/keys', {
+        rawBody: 'name=x&scopes=storage',
+        headers: { 'content-type': type },
+      });
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({
+        error_code: '9005',
+        error_type: 'general',
+        error_message: 'Unsupported content type; send application/json.',
+        error_details: {},
+      });
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    },
+  );
 
   it('answers a malformed URL with 400 and the Error object', async () => {
     const res = await call(t.url, 'GET', '/v1/keys/%E0%A4%A', { headers: { 'x-request-id': 'bad-url-1' } });
@@ -106,6 +113,14 @@ describe('error bodies', () => {
     });
   });
 
+  it('refuses query parameters named after Object.prototype members as unknown', async () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+      const res = await api.get(`/v1/keys?${name}=1`);
+      expect(res.status, `${name}: ${res.text}`).toBe(422);
+      expect(res.body.error_details).toEqual({ [name]: ['unknown member; no other members are allowed'] });
+    }
+  });
+
   it('refuses a JSON body that is not an object with 422', async () => {
     const res = await api.send('POST', '/v1/keys', { rawBody: '[1,2]' });
     expect(res.status).toBe(422);
@@ -115,7 +130,26 @@ describe('error bodies', () => {
   it('answers a non-integer path id with 422', async () => {
     const res = await api.delete('/v1/keys/abc');
     expect(res.status).toBe(422);
-    expect(res.body.error_details).toEqual({ id: ['id must be a positive integer'] });
+    expect(res.body.error_details).toEqual({ id: ['id must be an integer from 1 to 2147483647'] });
+  });
+
+  // Ids are 32-bit in PostgreSQL: a larger one reached the database as a query it refused (500).
+  it.each([
+    ['GET', '/v1/storage/storages/99999999999', 'storage_id'],
+    ['PATCH', '/v1/storage/storages/2147483648', 'storage_id'],
+    ['DELETE', '/v1/keys/999999999999999', 'id'],
+    ['GET', '/v1/image/edit/batch/2147483648', 'task_id'],
+    ['GET', '/v1/image/edit/async/99999999999', 'task_id'],
+  ])('answers %s %s, an id past 2^31-1, with 422', async (method, path, name) => {
+    const res = await api.send(method, path, method === 'PATCH' ? { body: { name: 'x' } } : {});
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.error_details).toEqual({ [name]: [`${name} must be an integer from 1 to 2147483647`] });
+  });
+
+  it('looks up the largest id there can be', async () => {
+    const res = await api.get('/v1/storage/storages/2147483647');
+    expect(res.status).toBe(404);
+    expect(res.body.error_code).toBe('1301');
   });
 
   it('wraps success bodies in the data envelope', async () => {
@@ -155,7 +189,10 @@ describe('error bodies', () => {
       const logged = t.logs
         .map((line) => JSON.parse(line))
         .find((line) => line.request_id === 'req-500' && line.level === 'error');
-      expect(logged?.err?.message).toMatch(/api_keys/);
+      // The class, the driver's code and the frames; never the message, which can quote request values.
+      expect(logged?.err).toMatchObject({ type: 'QueryFailedError', code: expect.any(String) });
+      expect(logged?.err?.stack).toMatch(/^QueryFailedError\n {4}at /);
+      expect(JSON.stringify(logged)).not.toMatch(/api_keys|SELECT/);
     } finally {
       await dataSource.query('ALTER TABLE api_keys_moved RENAME TO api_keys');
     }

@@ -29,6 +29,32 @@ describe('health checks', () => {
     });
   });
 
+  it('logs probes at debug, and other requests at info', async () => {
+    const quiet = await startTestApp({ LOG_LEVEL: 'info' });
+    const verbose = await startTestApp({ LOG_LEVEL: 'debug' });
+    try {
+      const completions = async (app: TestApp) => {
+        for (const path of ['/health/live', '/health/ready', '/v1/nothing']) {
+          await call(app.url, 'GET', path, { headers: { 'x-request-id': `probe${path.replaceAll('/', '-')}` } });
+        }
+        return app.logs
+          .map((line) => JSON.parse(line))
+          .filter((line) => line.msg === 'request completed')
+          .map((line) => [line.request_id, line.level]);
+      };
+      // At load most requests are probes: at the default level they leave no line.
+      expect(await completions(quiet)).toEqual([['probe-v1-nothing', 'info']]);
+      expect(await completions(verbose)).toEqual([
+        ['probe-health-live', 'debug'],
+        ['probe-health-ready', 'debug'],
+        ['probe-v1-nothing', 'info'],
+      ]);
+    } finally {
+      await quiet.close();
+      await verbose.close();
+    }
+  });
+
   it('answers 503 when the database is gone', async () => {
     const other = await startTestApp();
     const { DataSource } = await import('typeorm');
@@ -49,6 +75,23 @@ describe('OpenAPI document', () => {
   it('is committed as openapi.json and current with the code (run `npm run openapi` after API changes)', async () => {
     const committed = readFileSync(resolve(__dirname, '../openapi.json'), 'utf8');
     expect(JSON.parse(await renderOpenApi())).toEqual(JSON.parse(committed));
+  });
+
+  it('serves a Swagger UI that keeps no key in the browser', async () => {
+    const t = await startTestApp();
+    try {
+      const page = await call(t.url, 'GET', '/docs');
+      expect(page.status).toBe(200);
+      const init = await call(t.url, 'GET', '/docs/swagger-ui-init.js');
+      expect(init.status).toBe(200);
+      // The UI's options are inlined in its init script; with persistAuthorization the key would be kept in the
+      // browser's local storage, for any script of the origin to read, after the tab is closed.
+      const options = /"customOptions":\s*(\{[^}]*\})/.exec(init.text)?.[1];
+      expect(options).toBeDefined();
+      expect(JSON.parse(options!).persistAuthorization ?? false).toBe(false);
+    } finally {
+      await t.close();
+    }
   });
 
   it('documents bearer auth, the envelope and the error bodies', async () => {

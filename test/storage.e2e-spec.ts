@@ -236,7 +236,7 @@ describe('storage connections', () => {
     expect(badName.body.error_details).toHaveProperty(['name']);
     const badId = await api.get('/v1/storage/storages/abc');
     expect(badId.status).toBe(422);
-    expect(badId.body.error_details).toEqual({ storage_id: ['storage_id must be a positive integer'] });
+    expect(badId.body.error_details).toEqual({ storage_id: ['storage_id must be an integer from 1 to 2147483647'] });
   });
 
   describe('refuses a storage the service cannot reach, with the reason', () => {

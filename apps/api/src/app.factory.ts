@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import {
   AllExceptionsFilter,
@@ -20,13 +20,11 @@ import {
 import { ApiModule } from './api.module';
 import { UPLOAD_ROUTE } from './image-edit/image-edit.controller';
 import { uploadLimits } from './image-edit/read-upload';
+import { ClientErrorResponder, requestTimeouts } from './http/client-errors';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
+import { acceptJsonBodiesOnly } from './http/json-body-parser';
+import { RequestLogController } from './http/request-log';
 import { setupOpenApi } from './openapi/openapi';
-
-/** One log line per request, when it completes (with status and response time). */
-class CompletionOnlyLogController extends LogController {
-  override incomingRequest(): void {}
-}
 
 /** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
 const BETA_PREFIX = /^\/v1-beta1(?=\/|$|\?)/;
@@ -45,11 +43,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const logger = options.logger ?? createLogger(config);
   const routes = new RouteRegistry();
   const errors = new ErrorWriter(logger, routes);
+  const clientErrors = new ClientErrorResponder(errors);
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
-    logController: new CompletionOnlyLogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     bodyLimit: config.maxJsonBodyBytes,
+    ...requestTimeouts(config),
+    // What Node's HTTP parser refuses (and timeouts) is answered in the Error body too.
+    clientErrorHandler: clientErrors.handle,
     trustProxy: config.trustProxy,
     rewriteUrl: (request: IncomingMessage) => (request.url ?? '/').replace(BETA_PREFIX, '/v1'),
     // Errors Fastify raises before routing (a malformed URL) never reach Nest's filters.
@@ -57,8 +59,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       errors.write(error, request, reply),
   });
   const fastify = adapter.getInstance();
-  // JSON only: a text/plain body is a 415, not a string that fails validation.
-  fastify.removeContentTypeParser('text/plain');
+  acceptJsonBodiesOnly(fastify, config.maxJsonDepth);
+  clientErrors.track(fastify);
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   closeIdleSocketsOnShutdown(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -69,6 +71,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+    // Nest's parsers would add urlencoded forms; the JSON parser is acceptJsonBodiesOnly's.
+    bodyParser: false,
   });
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).

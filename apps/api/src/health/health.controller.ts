@@ -16,9 +16,12 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
   ]);
 }
 
+/** The probes' path: `/health/live` and `/health/ready`. */
+export const HEALTH_PATH = 'health';
+
 @ApiTags('Health')
 @Public()
-@Controller('health')
+@Controller(HEALTH_PATH)
 export class HealthController {
   constructor(
     private readonly database: DatabaseHealth,

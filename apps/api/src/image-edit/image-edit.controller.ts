@@ -1,6 +1,7 @@
 import { applyDecorators, Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { AppConfig } from '@app/common';
 import { EditExecutor, EditRequestDto, parseEditRequest } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
@@ -41,7 +42,10 @@ const ApiEditErrors = () =>
 @Controller('v1/image/edit')
 @RequireScopes('image_editing')
 export class ImageEditController {
-  constructor(private readonly executor: EditExecutor) {}
+  constructor(
+    private readonly executor: EditExecutor,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -79,7 +83,7 @@ export class ImageEditController {
   @ApiEnvelope(EditResponseDto)
   @ApiEditErrors()
   async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
-    const upload = await readUpload(http);
+    const upload = await readUpload(http, this.config.maxJsonDepth);
     const request = parseEditRequest(upload.data, { input: 'absent' });
     return this.executor.execute(caller.accountId, request, { bytes: upload.bytes, name: upload.filename });
   }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ServiceException } from '@app/common';
+import { checkJsonBody, parseJsonBody, ServiceException } from '@app/common';
 
 export interface Upload {
   bytes: Buffer;
@@ -20,7 +20,7 @@ export function uploadLimits(maxFileBytes: number, maxDataBytes: number) {
  * or a part typed application/json). The file is capped at FETCH_MAX_BYTES (413), `data` at
  * MAX_JSON_BODY_BYTES (413); other or repeated parts are refused (422); a malformed body is a 400.
  */
-export async function readUpload(request: FastifyRequest): Promise<Upload> {
+export async function readUpload(request: FastifyRequest, maxJsonDepth: number): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new ServiceException(
       'UNSUPPORTED_MEDIA_TYPE',
@@ -28,13 +28,13 @@ export async function readUpload(request: FastifyRequest): Promise<Upload> {
     );
   }
   try {
-    return await readParts(request);
+    return await readParts(request, maxJsonDepth);
   } catch (error) {
     throw uploadError(error);
   }
 }
 
-async function readParts(request: FastifyRequest): Promise<Upload> {
+async function readParts(request: FastifyRequest, maxJsonDepth: number): Promise<Upload> {
   let file: { bytes: Buffer; filename: string } | undefined;
   let data: unknown;
   for await (const part of request.parts()) {
@@ -42,7 +42,7 @@ async function readParts(request: FastifyRequest): Promise<Upload> {
       file = { bytes: await part.toBuffer(), filename: part.filename || 'image' };
     } else if (part.type === 'field' && part.fieldname === 'data' && data === undefined) {
       if (part.valueTruncated) throw new ServiceException('PAYLOAD_TOO_LARGE', 'The `data` part is too large.');
-      data = parseData(part.value);
+      data = parseData(part.value, maxJsonDepth);
     } else {
       if (part.type === 'file') part.file.resume();
       throw ServiceException.validation({
@@ -54,15 +54,11 @@ async function readParts(request: FastifyRequest): Promise<Upload> {
   return { ...file, data: data ?? {} };
 }
 
-/** A string is parsed; a part sent as application/json arrives parsed already. */
-function parseData(value: unknown): unknown {
-  if (typeof value === 'object' && value !== null) return value;
+/** A string is parsed; a part sent as application/json arrives parsed already. Both bounded as JSON bodies are. */
+function parseData(value: unknown, maxJsonDepth: number): unknown {
+  if (typeof value === 'object' && value !== null) return checkJsonBody(value, maxJsonDepth);
   if (typeof value !== 'string' || value.trim() === '') return {};
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new ServiceException('MALFORMED_BODY', 'The `data` part is not valid JSON.');
-  }
+  return parseJsonBody(value, maxJsonDepth, 'The `data` part is not valid JSON.');
 }
 
 /** @fastify/multipart's and busboy's errors as the service's: 413 for size limits, 400 for malformed bodies. */

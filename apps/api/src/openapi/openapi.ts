@@ -34,6 +34,8 @@ export function setupOpenApi(app: INestApplication, config: AppConfig): void {
     jsonDocumentUrl: 'docs/openapi.json',
     raw: ['json'],
     customSiteTitle: 'Atelier API',
-    swaggerOptions: { persistAuthorization: true },
+    // Not persisted: Swagger UI would keep the key in the browser's local storage, readable by any script of the
+    // origin and left behind after the tab is closed.
+    swaggerOptions: { persistAuthorization: false },
   });
 }

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
 import {
   type BucketParameters,
   type GcsServiceAccountKey,
@@ -20,16 +20,34 @@ const PARAMETER_CLASSES: Record<StorageType, new () => ParametersDto> = {
   web_folder: WebFolderParametersDto,
 };
 
+/**
+ * The members of each type that hold an object. Anything else there (a JSON-encoded object, a number, an array) is
+ * refused before class-transformer and the rules below see it: they would take a string for an object, and a
+ * thrown TypeError would quote the value, secret included.
+ */
+const OBJECT_MEMBERS: Record<StorageType, readonly string[]> = {
+  s3: ['credentials'],
+  gcs: ['credentials'],
+  web_folder: [],
+};
+
 /** Validates the parameters of a type; 422 with paths under `parameters.` (e.g. `parameters.credentials.access_key`). */
 function validateParameters(type: StorageType, raw: Record<string, unknown>): ParametersDto {
-  const parameters = plainToInstance(PARAMETER_CLASSES[type], raw);
+  const details: Record<string, string[]> = {};
+  const refused = OBJECT_MEMBERS[type].filter((member) => !isPlainObject(raw[member]));
+  const objects: Record<string, unknown> = { ...raw };
+  for (const member of refused) {
+    details[`parameters.${member}`] = [`${member} must be an object`];
+    delete objects[member];
+  }
+  const parameters = plainToInstance(PARAMETER_CLASSES[type], objects);
   const errors = validateSync(parameters, {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     validationError: { target: false, value: false },
-  });
-  const details = flattenValidationErrors(errors, 'parameters');
+  }).filter((error) => !refused.includes(error.property));
+  Object.assign(details, flattenValidationErrors(errors, 'parameters'));
   if ('path' in parameters && 'prefix' in parameters && parameters.path !== undefined) {
     if (parameters.prefix !== undefined && parameters.prefix !== parameters.path) {
       details['parameters.prefix'] = ['prefix is a synonym of path; give one of them'];
@@ -119,10 +137,6 @@ export function toRequestParameters(connection: StorageConnection): Record<strin
       ? { service_account: secret.service_account }
       : { access_key: credentials.access_key, secret_access_key: secret.secret_access_key },
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

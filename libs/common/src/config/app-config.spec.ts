@@ -90,4 +90,13 @@ describe('loadConfig', () => {
     ]);
     expect((error as ConfigError).message).toContain('PORT: must be an integer from 0 to 65535, got "70000"');
   });
+
+  it('bounds request bodies and their arrival: depth 32, headers in 20 s, the whole request in 2 min', () => {
+    expect(loadConfig({})).toMatchObject({ maxJsonDepth: 32, headersTimeoutMs: 20_000, requestTimeoutMs: 120_000 });
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '4' })).toThrow('MAX_JSON_DEPTH: must be an integer from 8 to 256');
+    // Node refuses a headers timeout longer than the request's; say so at start rather than at listen.
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' })).toThrow(
+      'HEADERS_TIMEOUT_MS: must not be more than REQUEST_TIMEOUT_MS (1000)',
+    );
+  });
 });

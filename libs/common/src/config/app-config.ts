@@ -51,6 +51,12 @@ export class AppConfig {
   readonly rateLimitPerMinute: number;
   /** Largest accepted JSON request body, in bytes. */
   readonly maxJsonBodyBytes: number;
+  /** Deepest nesting of objects and arrays a JSON body (or the upload's `data` part) may have; the body is 1. */
+  readonly maxJsonDepth: number;
+  /** Longest a client may take to send a request's headers, in milliseconds (then 408). */
+  readonly headersTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body, in milliseconds (then 408). */
+  readonly requestTimeoutMs: number;
   /** Minimum level of the structured logs. */
   readonly logLevel: LogLevel;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
@@ -258,6 +264,11 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisPrefix)) {
     read.problem('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
   }
+  const headersTimeoutMs = read.integer('HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
+  const requestTimeoutMs = read.integer('REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    read.problem('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   const config = new AppConfig({
     port,
     host,
@@ -271,6 +282,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     rateLimitPerSecond: read.integer('RATE_LIMIT_PER_SECOND', 4, 1, 1_000_000),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 120, 1, 60_000_000),
     maxJsonBodyBytes: read.integer('MAX_JSON_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
+    maxJsonDepth: read.integer('MAX_JSON_DEPTH', 32, 8, 256),
+    headersTimeoutMs,
+    requestTimeoutMs,
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.boolean('TRUST_PROXY', false),
     fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -1,10 +1,19 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER } from '../http/request-id';
 import { RouteRegistry } from '../http/route-registry';
-import { toErrorResponse } from './error-response';
+import { loggedError } from '../logging/logged-error';
+import { toErrorResponse, type ErrorResponse } from './error-response';
 import { ServiceException } from './service.exception';
+
+/**
+ * What reading a request fails with when its client goes away before the request has arrived whole (a reset, or the
+ * 408 of a body that stopped coming): the client's doing, not an internal error, and there is no one left to answer.
+ */
+const ABORTED = new ServiceException('BAD_REQUEST', 'The request was aborted before it arrived whole.');
 
 /**
  * Turns a thrown value into the wire response. Used by the Nest filter (which also receives
@@ -18,13 +27,9 @@ export class ErrorWriter {
   ) {}
 
   write(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const cause = this.refineNotFound(error, request);
+    const cause = request.raw.readableAborted ? ABORTED : this.refineNotFound(error, request);
     const response = toErrorResponse(cause, request.id);
-    if (response.internal) {
-      this.logger.error({ request_id: request.id, err: cause }, 'unhandled error');
-    } else {
-      this.logger.debug({ request_id: request.id, status: response.status }, 'request refused');
-    }
+    this.log(cause, response, request.id);
     if (reply.sent) return;
     void reply
       .status(response.status)
@@ -32,6 +37,34 @@ export class ErrorWriter {
       .headers(response.headers)
       .type('application/json')
       .send(response.body);
+  }
+
+  /**
+   * Answers on the bare connection, for what Node's HTTP parser refuses before there is a request to reply to
+   * (malformed requests, oversized headers, timeouts): a complete HTTP/1.1 response that closes the connection.
+   * The socket is half-closed, not destroyed, so that the client reads the answer before the connection goes.
+   */
+  writeRaw(error: unknown, socket: Duplex, requestId: string): void {
+    const response = toErrorResponse(error, requestId);
+    this.log(error, response, requestId);
+    const body = JSON.stringify(response.body);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      [REQUEST_ID_HEADER]: requestId,
+      connection: 'close',
+      ...response.headers,
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status]}\r\n${head.join('')}\r\n${body}`);
+  }
+
+  private log(cause: unknown, response: ErrorResponse, requestId: string): void {
+    if (response.internal) {
+      this.logger.error({ request_id: requestId, err: loggedError(cause) }, 'unhandled error');
+    } else {
+      this.logger.debug({ request_id: requestId, status: response.status }, 'request refused');
+    }
   }
 
   /** A route-level 404 for a path that exists under other methods is a 405. */

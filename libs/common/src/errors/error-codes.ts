@@ -114,6 +114,14 @@ export const ErrorCodes = define({
     message: 'Unsupported content type; send application/json.',
   },
   BAD_REQUEST: { code: '9006', status: 400, type: 'general', message: 'Bad request.' },
+  BODY_TOO_DEEP: {
+    code: '9007',
+    status: 400,
+    type: 'validation',
+    message: 'The request body nests objects and arrays too deeply.',
+  },
+  REQUEST_TIMEOUT: { code: '9008', status: 408, type: 'general', message: 'The request did not arrive in time.' },
+  HEADERS_TOO_LARGE: { code: '9009', status: 431, type: 'general', message: 'The request headers are too large.' },
   INTERNAL: { code: '9500', status: 500, type: 'runtime_settings', message: 'Internal error.' },
   NOT_READY: { code: '9503', status: 503, type: 'runtime_settings', message: 'The service is not ready.' },
 } as const);

@@ -39,6 +39,15 @@ function fromFramework(error: FrameworkError): ServiceException | undefined {
       return new ServiceException('BAD_REQUEST', 'The Content-Length header does not match the body.');
     case 'FST_ERR_BAD_URL':
       return new ServiceException('BAD_REQUEST', 'The request URL is malformed.');
+    // Node's HTTP server: a request (headers, or headers and body) slower than the configured timeouts.
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ServiceException('REQUEST_TIMEOUT');
+    case 'HPE_HEADER_OVERFLOW':
+      return new ServiceException('HEADERS_TOO_LARGE');
+  }
+  // Node's HTTP parser (llhttp): a request that is not valid HTTP/1.1. Its message names the rule, not the bytes.
+  if (error.code?.startsWith('HPE_')) {
+    return new ServiceException('BAD_REQUEST', 'The request is not valid HTTP/1.1.');
   }
   if (error instanceof SyntaxError && (error as FrameworkError).statusCode === 400)
     return new ServiceException('MALFORMED_BODY');

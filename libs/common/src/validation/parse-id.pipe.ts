@@ -1,15 +1,19 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ServiceException } from '../errors/service.exception';
 
-/** Path ids are positive integers; anything else is a 422 naming the parameter. */
+/** The largest id: ids are 32-bit integer columns in PostgreSQL, which refuses a larger value in a query. */
+export const MAX_ID = 2_147_483_647;
+
+/** Path ids are integers from 1 to {@link MAX_ID}; anything else is a 422 naming the parameter. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<string, number> {
   constructor(private readonly name: string) {}
 
   transform(value: string): number {
-    if (!/^\d{1,15}$/.test(value) || Number(value) < 1) {
-      throw ServiceException.validation({ [this.name]: [`${this.name} must be a positive integer`] });
+    const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+    if (!(id >= 1 && id <= MAX_ID)) {
+      throw ServiceException.validation({ [this.name]: [`${this.name} must be an integer from 1 to ${MAX_ID}`] });
     }
-    return Number(value);
+    return id;
   }
 }

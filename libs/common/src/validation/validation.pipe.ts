@@ -1,5 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ServiceException } from '../errors/service.exception';
+import { checkJsonBody } from './json-body';
 
 /** Flattens class-validator's tree into `dotted.path -> messages`, the contract's error_details. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): Record<string, string[]> {
@@ -35,6 +36,8 @@ export class RequestValidationPipe implements PipeTransform {
   });
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    // Bodies were checked as they were parsed (json-body.ts); a query string is flat, so only its names matter.
+    if (metadata.type === 'query') checkJsonBody(value, Number.POSITIVE_INFINITY);
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
       if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) {
         throw ServiceException.validation({ body: ['must be a JSON object'] });

@@ -1,6 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
+
+export { isPlainObject };
 
 export type DtoClass<T> = new () => T;
 
@@ -39,13 +41,9 @@ export function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** `object[key]` when `object` is an object; lets rules across members read raw values safely. */
+/** `object[key]` when `object` is an object with that own member; lets rules across members read raw values safely. */
 export function memberOf(object: unknown, key: string): unknown {
-  return isPlainObject(object) ? object[key] : undefined;
+  return isPlainObject(object) && Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /** `a` + `b` -> `a.b`; the top level has no prefix. */
@@ -100,7 +98,7 @@ export function validateByType<K extends string, T extends object>(
   issues: Issues,
   fallback?: K,
 ): { type: K; dto: T } | undefined {
-  const type = raw.type ?? fallback;
+  const type = memberOf(raw, 'type') ?? fallback;
   const known = Object.keys(classes);
   if (type === undefined || type === null) {
     issues.add(pathOf(path, 'type'), `type is required: one of ${known.join(', ')}`);

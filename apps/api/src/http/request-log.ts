@@ -1,0 +1,29 @@
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { loggedError } from '@app/common';
+import { HEALTH_PATH } from '../health/health.controller';
+
+/**
+ * One log line per request, when it completes (with status and response time). Health probes that pass are
+ * logged at debug: load balancers and orchestrators call them every few seconds, and at info they made most of
+ * the log. A failing probe stays at info.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { res: reply, responseTime: reply.elapsedTime };
+    if (error) {
+      // A failure to write the response: described without its message, as every logged error is.
+      reply.log.error({ ...fields, err: loggedError(error) }, 'request errored');
+    } else if (isProbe(request) && reply.statusCode < 400) {
+      reply.log.debug(fields, 'request completed');
+    } else {
+      reply.log.info(fields, 'request completed');
+    }
+  }
+}
+
+function isProbe(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith(`/${HEALTH_PATH}/`) ?? false;
+}
