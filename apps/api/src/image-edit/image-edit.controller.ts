@@ -1,7 +1,14 @@
 import { applyDecorators, Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { EditExecutor, EditRequestDto, parseEditRequest } from '@app/editing';
+import {
+  EditAdmission,
+  EditExecutor,
+  EditRequestDto,
+  parseEditRequest,
+  type EditCaller,
+  type InputHold,
+} from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -41,7 +48,10 @@ const ApiEditErrors = () =>
 @Controller('v1/image/edit')
 @RequireScopes('image_editing')
 export class ImageEditController {
-  constructor(private readonly executor: EditExecutor) {}
+  constructor(
+    private readonly executor: EditExecutor,
+    private readonly admission: EditAdmission,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -52,7 +62,7 @@ export class ImageEditController {
   // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
   async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
-    return this.executor.execute(caller.accountId, request);
+    return this.executor.execute(editCaller(caller), request);
   }
 
   @Post('upload')
@@ -79,8 +89,21 @@ export class ImageEditController {
   @ApiEnvelope(EditResponseDto)
   @ApiEditErrors()
   async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
-    const upload = await readUpload(http);
-    const request = parseEditRequest(upload.data, { input: 'absent' });
-    return this.executor.execute(caller.accountId, request, { bytes: upload.bytes, name: upload.filename });
+    const edit = editCaller(caller);
+    let hold: InputHold | undefined;
+    try {
+      const upload = await readUpload(http, async (declared) => {
+        hold = await this.admission.admitUpload(edit.holder, declared);
+      });
+      const request = parseEditRequest(upload.data, { input: 'absent' });
+      return await this.executor.execute(edit, request, { bytes: upload.bytes, name: upload.filename, hold: hold! });
+    } finally {
+      hold?.release();
+    }
   }
+}
+
+/** The caller of an edit: its account, and its key as the holder of a share of the edit budgets. */
+function editCaller(principal: Principal): EditCaller {
+  return { accountId: principal.accountId, holder: principal.keyId === null ? 'admin key' : `key ${principal.keyId}` };
 }
