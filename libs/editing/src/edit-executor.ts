@@ -31,7 +31,7 @@ export interface EditSource {
 
 /** An uploaded input, with the hold on the input budget it was admitted with (released when the edit ends). */
 export interface EditUpload extends EditSource {
-  hold: InputHold;
+  hold?: InputHold;
 }
 
 /** Who asks: the account whose storages are used, and the holder whose share of the budgets it counts to. */
@@ -67,15 +67,15 @@ export class EditExecutor {
    * for a slot and its estimated memory. The result is written after both are given back.
    */
   async execute(caller: EditCaller, request: EditRequest, upload?: EditUpload): Promise<EditResult> {
-    const hold = upload?.hold ?? this.admission.inputHold(caller.holder);
+    const { accountId, holder } = caller;
+    const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
+    const hold = upload?.hold ?? this.admission.inputHold(holder);
     let edited: { probe: ImageProbe; result: PipelineResult; name: string };
-    let destination: ResolvedReference | undefined;
     try {
-      destination = await this.destination(caller.accountId, request.output.destination, request.output.format?.type);
       const source = upload
         ? { bytes: upload.bytes, name: fileName(upload.name) }
-        : await this.load(caller.accountId, request.input ?? '', hold.reserve);
-      edited = await this.edit(caller.holder, request, source, destination);
+        : await this.load(accountId, request.input ?? '', hold.reserve);
+      edited = await this.edit(holder, request, source, destination);
     } finally {
       hold.release();
     }

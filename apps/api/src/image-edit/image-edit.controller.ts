@@ -96,8 +96,9 @@ export class ImageEditController {
         hold = await this.admission.admitUpload(edit.holder, declared);
       });
       const request = parseEditRequest(upload.data, { input: 'absent' });
-      return await this.executor.execute(edit, request, { bytes: upload.bytes, name: upload.filename, hold: hold! });
+      return await this.executor.execute(edit, request, { bytes: upload.bytes, name: upload.filename, hold });
     } finally {
+      // also when the upload is refused after it was admitted (a malformed body, a 422)
       hold?.release();
     }
   }
