@@ -14,6 +14,7 @@ import { describeMachine } from './machine.mjs';
 import { bare, inProcess, inProcessShared, ipx, service, verify } from './methods.mjs';
 import { readOptions } from './options.mjs';
 import { startNodeServer, stopAll } from './processes.mjs';
+import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
@@ -118,14 +119,20 @@ function report(options, run) {
   log(`run time ${(seconds / 60).toFixed(1)} min, of which ${waited} min waiting for a quieter machine`);
 }
 
-/** The edit suite: the five methods, every format and concurrency. */
+/** The edit suite: the five methods, every format and concurrency; then the admission part. */
 async function editSuite(options, folder, machine) {
-  const began = performance.now();
-  const { env, serviceEnv } = childEnv(folder);
   const inputFolder = join(folder, 'input');
   mkdirSync(inputFolder);
   const photoPath = await writePhoto(inputFolder);
   const photo = readFileSync(photoPath);
+  if (options.editParts.includes('methods')) await methodsPart(options, folder, machine, { inputFolder, photo });
+  if (options.editParts.includes('admission')) await admissionPart(options, folder, machine, photo);
+}
+
+/** The five methods on the photo, every format and concurrency. */
+async function methodsPart(options, folder, machine, { inputFolder, photo }) {
+  const began = performance.now();
+  const { env, serviceEnv } = childEnv(folder);
   const size = fitBounds(PHOTO_WIDTH, PHOTO_HEIGHT);
   const origin = await startNodeServer(
     join(import.meta.dirname, '..', 'servers', 'origin-server.mjs'),
@@ -170,6 +177,34 @@ async function editSuite(options, folder, machine) {
   report(options, { machine, methods, results, sizes, avif, input, seconds, waitedMs, othersCores });
 }
 
+/** The admission part (lib/admission-bench.mjs): this build, and the one of --admission-base beside it. */
+async function admissionPart(options, folder, machine, photo) {
+  const { serviceEnv } = childEnv(folder);
+  const builds = [{ label: 'this build', main: resolve(ROOT, options.main) }];
+  if (options.admission.base) builds.unshift({ label: 'base build', main: resolve(options.admission.base) });
+  const run = await runAdmission(options, {
+    builds,
+    env: serviceEnv,
+    nodeArgs: options.serviceNodeArgs,
+    photo,
+    cacheRoot: CACHE,
+    log,
+  });
+  await stopAll();
+  writeSection(renderAdmission({ machine, ...run }, options), 'admission', options.writeAdmissionDoc, 'a quick run');
+}
+
+/** Prints a suite's section and writes it into its block of the doc when asked to (else says why not). */
+function writeSection(section, block, write, whyNot) {
+  log(`\n${section}`);
+  if (write) {
+    writeResults(DOC, section, DOC_HEADING, block);
+    log(`written to ${DOC}`);
+  } else {
+    log(`(docs/benchmarks.md not written: ${whyNot}; --doc forces it)`);
+  }
+}
+
 /** The batch suite (lib/batch-bench.mjs): prints its table and targets, writes its part of the doc. */
 async function batchSuite(options, folder, machine) {
   const began = performance.now();
@@ -177,13 +212,7 @@ async function batchSuite(options, folder, machine) {
   const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env: serviceEnv, log });
   await stopAll();
   const section = renderBatch({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
-  log(`\n${section}`);
-  if (options.writeBatchDoc) {
-    writeResults(DOC, section, DOC_HEADING, 'batch');
-    log(`written to ${DOC}`);
-  } else {
-    log('(docs/benchmarks.md not written: not a full batch run; --doc forces it)');
-  }
+  writeSection(section, 'batch', options.writeBatchDoc, 'not a full batch run');
 }
 
 async function main() {

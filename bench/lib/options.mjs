@@ -5,6 +5,9 @@ export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
 export const ALL_SUITES = ['edit', 'batch'];
+/** Parts of the edit suite: the five methods, and admission (uploads under overload, heavy HEIC uploads). */
+export const ALL_EDIT_PARTS = ['methods', 'admission'];
+const ADMISSION = { full: { seconds: 20, warmup: 5 }, quick: { seconds: 4, warmup: 1 } };
 /** Batch suite: the throughput set and the larger set for the worker's memory (a multiple of the first). */
 const BATCH_SIZES = { full: [500, 5000], quick: [24, 72] };
 
@@ -36,6 +39,10 @@ const USAGE = `node bench/run.mjs [options]
                          e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
   --concurrency=1,2,4
+  --edit-parts=methods,admission  methods: the five ways above; admission: upload goodput at 8 and 100
+                         connections without back-off, peak RSS with eight 7000x7000 HEIC uploads (heif-enc)
+  --admission-base=PATH  also run the admission part on another build (e.g. the code before a change:
+                         its dist/apps/api/src/main.js), side by side
   --batch-sizes=500,5000 batch suite: photos for the throughput runs, items for the memory run (a multiple)
   --quick                a few requests per cell, 24 and 72 batch items (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
@@ -76,6 +83,8 @@ export function readOptions(argv) {
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
+        'edit-parts': { type: 'string', default: ALL_EDIT_PARTS.join(',') },
+        'admission-base': { type: 'string' },
         quick: { type: 'boolean', default: false },
         main: { type: 'string', default: 'dist/apps/api/src/main.js' },
         'worker-main': { type: 'string', default: 'dist/apps/worker/src/main.js' },
@@ -98,12 +107,14 @@ export function readOptions(argv) {
   const methods = list(values.methods, ALL_METHODS, 'methods');
   const formats = list(values.formats, ALL_FORMATS, 'formats');
   const concurrency = list(values.concurrency, ALL_CONCURRENCY, 'concurrency').map(Number);
+  const editParts = list(values['edit-parts'], ALL_EDIT_PARTS, 'edit-parts');
   if (!methods.includes('a')) methods.unshift('a'); // the reference every ratio needs
   const full =
     !values.quick &&
     methods.length === ALL_METHODS.length &&
     formats.length === ALL_FORMATS.length &&
     concurrency.length === ALL_CONCURRENCY.length &&
+    editParts.length === ALL_EDIT_PARTS.length &&
     values['service-node-args'] === undefined;
   return {
     suites: ALL_SUITES.filter((s) => suites.includes(s)),
@@ -113,6 +124,10 @@ export function readOptions(argv) {
     formats: ALL_FORMATS.filter((f) => formats.includes(f)),
     concurrency: ALL_CONCURRENCY.filter((c) => concurrency.includes(c)),
     plan: values.quick ? QUICK_PLAN : FULL_PLAN,
+    editParts,
+    admission: { ...ADMISSION[values.quick ? 'quick' : 'full'], base: values['admission-base'] },
+    // the admission block alone is written by a run of that part that is not quick
+    writeAdmissionDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && editParts.includes('admission'))),
     avifTuneRuns: values.quick ? AVIF_TUNE_RUNS.quick : AVIF_TUNE_RUNS.full,
     quick: values.quick,
     quiet: { ...QUIET, maxWaitMs: waitSeconds(values['max-wait']) * 1000 },

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit` and `batch`. */
+/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit`, `batch`, `admission`. */
 const MARKERS = {
   edit: ['<!-- bench:results:start -->', '<!-- bench:results:end -->'],
   batch: ['<!-- bench:batch:start -->', '<!-- bench:batch:end -->'],
+  admission: ['<!-- bench:admission:start -->', '<!-- bench:admission:end -->'],
 };
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',

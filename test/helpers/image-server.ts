@@ -6,6 +6,11 @@ export interface ImageServer {
   url(path: string): string;
   /** Serves `body` at `path` (any content type; the service sniffs the bytes). */
   put(path: string, body: Buffer, contentType?: string): void;
+  /**
+   * Answers `path` with 200 and its headers (a `Content-Length` of `declared` bytes when given), then the
+   * first bytes `head` when given, and then nothing more: an origin that stalls. Its sockets close at stop().
+   */
+  stall(path: string, options?: { declared?: number; head?: Buffer }): void;
   /** Requests received, by path. */
   hits: Map<string, number>;
   stop(): Promise<void>;
@@ -14,10 +19,19 @@ export interface ImageServer {
 /** A static file server on 127.0.0.1 for inputs given by URL (tests allow it with FETCH_ALLOW_HOSTS=127.0.0.1). */
 export async function startImageServer(): Promise<ImageServer> {
   const files = new Map<string, { body: Buffer; contentType: string }>();
+  const stalls = new Map<string, { declared?: number; head?: Buffer }>();
   const hits = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    const stall = stalls.get(path);
+    if (stall) {
+      const length = stall.declared === undefined ? {} : { 'content-length': stall.declared };
+      response.writeHead(200, { 'content-type': 'application/octet-stream', ...length });
+      if (stall.head) response.write(stall.head);
+      else response.flushHeaders();
+      return;
+    }
     const file = files.get(path);
     if (!file) {
       response.writeHead(404).end('not found');
@@ -32,6 +46,7 @@ export async function startImageServer(): Promise<ImageServer> {
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     put: (path, body, contentType = 'application/octet-stream') => files.set(path, { body, contentType }),
+    stall: (path, options = {}) => stalls.set(path, options),
     hits,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -7,9 +7,16 @@ import {
   ServiceException,
   type OutputMediaType,
 } from '@app/common';
-import { ImagePipeline, type ImageProbe, type PipelineResult } from '@app/image-pipeline';
-import { readWhole, SafeFetcher, StorageResolver, TemporaryBucket, type ResolvedReference } from '@app/storage';
-import { ConcurrencyGate } from './concurrency-gate';
+import { estimatePixelMemory, ImagePipeline, type ImageProbe, type PipelineResult } from '@app/image-pipeline';
+import {
+  readWhole,
+  SafeFetcher,
+  StorageResolver,
+  TemporaryBucket,
+  type ReserveBytes,
+  type ResolvedReference,
+} from '@app/storage';
+import { EditAdmission, type InputHold } from './admission/edit-admission';
 import type { EditRequest } from './edit-request';
 import { assertImplemented, planEdit } from './edit-planner';
 import { toImageError } from './image-errors';
@@ -20,6 +27,18 @@ export interface EditSource {
   bytes: Buffer;
   /** File name (last path segment of the URL or reference, or the uploaded file's name). */
   name: string;
+}
+
+/** An uploaded input, with the hold on the input budget it was admitted with (released when the edit ends). */
+export interface EditUpload extends EditSource {
+  hold?: InputHold;
+}
+
+/** Who asks: the account whose storages are used, and the holder whose share of the budgets it counts to. */
+export interface EditCaller {
+  accountId: number;
+  /** One API key (or, for tasks, one account): see {@link EditAdmission}. */
+  holder: string;
 }
 
 export interface EditResult {
@@ -34,45 +53,56 @@ export interface EditResult {
  */
 @Injectable()
 export class EditExecutor {
-  private readonly gate: ConcurrencyGate;
-
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly pipeline: ImagePipeline,
     private readonly resolver: StorageResolver,
     private readonly fetcher: SafeFetcher,
     private readonly temporary: TemporaryBucket,
-  ) {
-    this.gate = new ConcurrencyGate(config.editConcurrency, config.editQueueLimit);
-  }
+    private readonly admission: EditAdmission,
+  ) {}
 
   /**
-   * The gate covers reading the input and the pixel work, so that at most EDIT_CONCURRENCY inputs are held
-   * in memory at once (waiting requests hold nothing but their request); the result is written after the
-   * slot is given back.
+   * Reading the input holds only its bytes, in the input budget (EditAdmission); the pixel work then waits
+   * for a slot and its estimated memory. The result is written after both are given back.
    */
-  async execute(accountId: number, request: EditRequest, upload?: EditSource): Promise<EditResult> {
+  async execute(caller: EditCaller, request: EditRequest, upload?: EditUpload): Promise<EditResult> {
+    const { accountId, holder } = caller;
     const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
-    const { probe, result, name } = await this.gate.run(async () => {
+    const hold = upload?.hold ?? this.admission.inputHold(holder);
+    let edited: { probe: ImageProbe; result: PipelineResult; name: string };
+    try {
       const source = upload
-        ? { ...upload, name: fileName(upload.name) }
-        : await this.load(accountId, request.input ?? '');
-      const probe = await this.probe(source.bytes);
-      const plan = planEdit(request, probe, {
-        maxPixels: this.config.maxInputPixels,
-        destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
-      });
-      assertImplemented(request);
-      try {
-        return { probe, result: await this.pipeline.run(source.bytes, probe, plan), name: source.name };
-      } catch (error) {
-        throw toImageError(error);
-      }
-    });
+        ? { bytes: upload.bytes, name: fileName(upload.name) }
+        : await this.load(accountId, request.input ?? '', hold.reserve);
+      edited = await this.edit(holder, request, source, destination);
+    } finally {
+      hold.release();
+    }
+    const { probe, result, name } = edited;
     return {
       input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
       output: await this.write(result, destination, name),
     };
+  }
+
+  /** Header -> plan -> pixel work, admitted against the pixel budget with the plan's estimated memory. */
+  private async edit(holder: string, request: EditRequest, source: EditSource, destination?: ResolvedReference) {
+    const probe = await this.probe(source.bytes);
+    const plan = planEdit(request, probe, {
+      maxPixels: this.config.maxInputPixels,
+      destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
+    });
+    assertImplemented(request);
+    const label = `${probe.format} ${probe.width}x${probe.height}`;
+    const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
+      try {
+        return await this.pipeline.run(source.bytes, probe, plan);
+      } catch (error) {
+        throw toImageError(error);
+      }
+    });
+    return { probe, result, name: source.name };
   }
 
   private async probe(bytes: Buffer): Promise<ImageProbe> {
@@ -83,11 +113,14 @@ export class EditExecutor {
     }
   }
 
-  /** Downloads a URL (SafeFetcher: address policy, timeouts, size cap) or reads a storage object (size cap). */
-  private async load(accountId: number, input: string): Promise<EditSource> {
+  /**
+   * Downloads a URL (SafeFetcher: address policy, timeouts, size cap) or reads a storage object (size cap),
+   * holding its bytes in the input budget through `reserve` as they arrive.
+   */
+  private async load(accountId: number, input: string, reserve: ReserveBytes): Promise<EditSource> {
     if (!input.startsWith('storage://')) {
       // named after the URL the client gave, not where redirects led
-      const download = await this.fetcher.download(input);
+      const download = await this.fetcher.download(input, { reserve });
       return { bytes: download.buffer, name: fileName(urlPathName(input)) };
     }
     const resolved = await this.resolver.resolve(accountId, input, 'input');
@@ -95,7 +128,7 @@ export class EditExecutor {
       throw ServiceException.validation({ input: ['input must name a file, not a folder (ending in "/")'] });
     }
     const object = await resolved.driver.read(resolved.path);
-    const bytes = await readWhole(object.stream, this.config.fetchMaxBytes, input, object.size);
+    const bytes = await readWhole(object.stream, this.config.fetchMaxBytes, input, object.size, reserve);
     return { bytes, name: fileName(resolved.path) };
   }
 

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ImagePipelineModule } from '@app/image-pipeline';
 import { StorageModule } from '@app/storage';
+import { EditAdmission } from './admission/edit-admission';
 import { EditExecutor } from './edit-executor';
 
 /** The edit itself (input -> pipeline -> output), for the API and the worker. */
 @Module({
   imports: [StorageModule, ImagePipelineModule],
-  providers: [EditExecutor],
-  exports: [EditExecutor],
+  providers: [EditAdmission, EditExecutor],
+  exports: [EditAdmission, EditExecutor],
 })
 export class EditingModule {}

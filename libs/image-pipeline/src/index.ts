@@ -5,3 +5,4 @@ export * from './decode/probe';
 export * from './colour/cmyk-profiles';
 export * from './workers/pixel-pool';
 export * from './workers/raw-pixels';
+export * from './memory-estimate';

@@ -10,6 +10,6 @@ export * from './fetch/address-policy';
 export * from './fetch/describe-url';
 export * from './fetch/safe-fetcher';
 export * from './fetch/safe-fetcher.types';
-export { readWhole } from './fetch/fetch-stream';
+export { readWhole, type ReserveBytes } from './fetch/fetch-stream';
 export * from './temporary/temporary-bucket';
 export * from './temporary/temporary-sweeper';

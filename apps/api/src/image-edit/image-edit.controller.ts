@@ -2,7 +2,14 @@ import { applyDecorators, Body, Controller, HttpCode, Post, Req } from '@nestjs/
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/common';
-import { EditExecutor, EditRequestDto, parseEditRequest } from '@app/editing';
+import {
+  EditAdmission,
+  EditExecutor,
+  EditRequestDto,
+  parseEditRequest,
+  type EditCaller,
+  type InputHold,
+} from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -45,6 +52,7 @@ export class ImageEditController {
   constructor(
     private readonly executor: EditExecutor,
     private readonly config: AppConfig,
+    private readonly admission: EditAdmission,
   ) {}
 
   @Post()
@@ -56,7 +64,7 @@ export class ImageEditController {
   // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
   async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
-    return this.executor.execute(caller.accountId, request);
+    return this.executor.execute(editCaller(caller), request);
   }
 
   @Post('upload')
@@ -83,8 +91,22 @@ export class ImageEditController {
   @ApiEnvelope(EditResponseDto)
   @ApiEditErrors()
   async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
-    const upload = await readUpload(http, this.config.maxJsonDepth);
-    const request = parseEditRequest(upload.data, { input: 'absent' });
-    return this.executor.execute(caller.accountId, request, { bytes: upload.bytes, name: upload.filename });
+    const edit = editCaller(caller);
+    let hold: InputHold | undefined;
+    try {
+      const upload = await readUpload(http, this.config.maxJsonDepth, async (declared) => {
+        hold = await this.admission.admitUpload(edit.holder, declared);
+      });
+      const request = parseEditRequest(upload.data, { input: 'absent' });
+      return await this.executor.execute(edit, request, { bytes: upload.bytes, name: upload.filename, hold });
+    } finally {
+      // also when the upload is refused after it was admitted (a malformed body, a 422)
+      hold?.release();
+    }
   }
+}
+
+/** The caller of an edit: its account, and its key as the holder of a share of the edit budgets. */
+function editCaller(principal: Principal): EditCaller {
+  return { accountId: principal.accountId, holder: principal.keyId === null ? 'admin key' : `key ${principal.keyId}` };
 }

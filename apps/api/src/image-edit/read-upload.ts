@@ -19,14 +19,22 @@ export function uploadLimits(maxFileBytes: number, maxDataBytes: number) {
  * Reads `POST /v1/image/edit/upload`: one part `file` (the image) and at most one part `data` (a JSON string,
  * or a part typed application/json). The file is capped at FETCH_MAX_BYTES (413), `data` at
  * MAX_JSON_BODY_BYTES (413); other or repeated parts are refused (422); a malformed body is a 400.
+ * `admit` is called with the body's declared length (undefined when chunked) before any of it is read: it
+ * may wait, or refuse, so that an upload the service has no room for costs no reading.
  */
-export async function readUpload(request: FastifyRequest, maxJsonDepth: number): Promise<Upload> {
+export async function readUpload(
+  request: FastifyRequest,
+  maxJsonDepth: number,
+  admit?: (declaredBytes: number | undefined) => Promise<void>,
+): Promise<Upload> {
   if (!request.isMultipart()) {
     throw new ServiceException(
       'UNSUPPORTED_MEDIA_TYPE',
       'Send multipart/form-data with a `file` part and a `data` part.',
     );
   }
+  const length = request.headers['content-length'];
+  await admit?.(length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined);
   try {
     return await readParts(request, maxJsonDepth);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './app-config';
@@ -18,6 +19,20 @@ describe('loadConfig', () => {
       logLevel: 'info',
     });
     expect(config.databaseKind).toBe('sqlite');
+  });
+
+  it('derives the edit memory budgets from the memory the process may use, and reads them', () => {
+    const memory = Math.min(process.constrainedMemory?.() || totalmem(), totalmem());
+    expect(loadConfig({})).toMatchObject({
+      editMemoryBytes: Math.floor(memory / 2),
+      editInputBytes: Math.max(64 * 1024 * 1024, Math.floor(memory / 8)),
+      editKeySharePercent: 50,
+    });
+    const set = loadConfig({ EDIT_MEMORY_BYTES: '1073741824', EDIT_INPUT_BYTES: '268435456', EDIT_KEY_SHARE: '100' });
+    expect(set).toMatchObject({ editMemoryBytes: 1073741824, editInputBytes: 268435456, editKeySharePercent: 100 });
+    expect(() => loadConfig({ EDIT_MEMORY_BYTES: '1000', EDIT_KEY_SHARE: '0' })).toThrow(
+      /EDIT_MEMORY_BYTES.*\n.*EDIT_KEY_SHARE/s,
+    );
   });
 
   it('reads every fixed variable name', () => {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Environment variables read by the service; the typed config is the only place that reads them. */
@@ -83,6 +83,12 @@ export class AppConfig {
   readonly editConcurrency: number;
   /** Edits that may wait in line per process before new ones are refused with 503. */
   readonly editQueueLimit: number;
+  /** Memory the pixel work of one process may take at once, in bytes, as estimated from image headers. */
+  readonly editMemoryBytes: number;
+  /** Bytes of input images (downloads, storage objects, uploads) one process holds in memory at once. */
+  readonly editInputBytes: number;
+  /** Percentage (1..100) of each of those two budgets that one API key may hold. */
+  readonly editKeySharePercent: number;
   /** Task items one process (a worker, or the API in embedded mode) edits at the same time. */
   readonly taskConcurrency: number;
   /** Runs of an item (or a task's listing) before a transient failure (network, storage 5xx) is final. */
@@ -245,6 +251,17 @@ function displayHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * Memory this process may use, in bytes: the container's (cgroup) limit when there is one, else the machine's.
+ * The default memory budgets of edits are parts of it.
+ */
+function processMemory(): number {
+  const limit = process.constrainedMemory?.() ?? 0;
+  return limit > 0 ? Math.min(limit, totalmem()) : totalmem();
+}
+
 /**
  * Reads and validates the environment. Throws {@link ConfigError} listing every problem,
  * so that a bad deployment stops at start instead of failing later.
@@ -304,6 +321,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     maxInputPixels: read.integer('MAX_INPUT_PIXELS', 50_000_000, 1, 1_000_000_000),
     editConcurrency: read.integer('EDIT_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
     editQueueLimit: read.integer('EDIT_QUEUE_LIMIT', 64, 0, 100_000),
+    editMemoryBytes: read.integer('EDIT_MEMORY_BYTES', Math.floor(processMemory() / 2), MIB, 2 ** 40),
+    editInputBytes: read.integer('EDIT_INPUT_BYTES', Math.max(64 * MIB, Math.floor(processMemory() / 8)), MIB, 2 ** 40),
+    editKeySharePercent: read.integer('EDIT_KEY_SHARE', 50, 1, 100),
     taskConcurrency: read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),

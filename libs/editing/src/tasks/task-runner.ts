@@ -80,7 +80,8 @@ export class TaskRunner {
       },
     };
     try {
-      const result = await this.executor.execute(task.accountId, request);
+      const caller = { accountId: task.accountId, holder: `tasks of account ${task.accountId}` };
+      const result = await this.executor.execute(caller, request);
       await this.store.finishItem(item.id, { status: 'DONE', input: result.input, output: result.output });
     } catch (error) {
       if (isTransient(error) && !finalAttempt) throw error;

@@ -148,20 +148,36 @@ export class BodyGuard extends Transform {
 }
 
 /**
+ * Holds `total` bytes (the running total) of memory before they are read; may wait, or throw to refuse. The
+ * edit's input budget implements it (libs/editing, EditAdmission).
+ */
+export type ReserveBytes = (total: number) => Promise<void>;
+
+/**
  * Reads a whole body into memory, failing with FETCH_TOO_LARGE as soon as it passes `maxBytes` (or at once
  * when the declared size does), so an oversized object is never held in full. With a declared size the body
  * goes straight into one buffer of that size: no list of chunks and no second copy (large inputs otherwise
  * cost twice their size in short-lived memory, which V8 counts towards its next full collection).
+ * `reserve`, when given, is asked for the declared size (or 0) before anything is held, then for each larger
+ * running total before it is kept; the stream is not read while it waits.
  */
 export async function readWhole(
   stream: NodeJS.ReadableStream & { destroy(error?: Error): void },
   maxBytes: number,
   label: string,
   declared?: number,
+  reserve?: ReserveBytes,
 ): Promise<Buffer> {
   if (declared !== undefined && declared > maxBytes) {
     stream.destroy();
     throw tooLarge(label, maxBytes, declared);
+  }
+  let reserved = declared ?? 0;
+  try {
+    await reserve?.(reserved);
+  } catch (error) {
+    stream.destroy();
+    throw error;
   }
   const whole = declared ? Buffer.allocUnsafe(declared) : undefined;
   const chunks: Buffer[] = [];
@@ -171,6 +187,10 @@ export async function readWhole(
     if (received + bytes.length > maxBytes) {
       stream.destroy();
       throw tooLarge(label, maxBytes);
+    }
+    if (reserve && received + bytes.length > reserved) {
+      reserved = received + bytes.length;
+      await reserve(reserved);
     }
     // a body longer than declared falls back to the list of chunks rather than overflowing
     if (whole && chunks.length === 0 && received + bytes.length <= whole.length) bytes.copy(whole, received);

@@ -115,7 +115,8 @@ export class SafeFetcher implements OnApplicationShutdown {
       throw new ServiceException('FETCH_FAILED', `The URL answered HTTP ${response.status}.`);
     }
     const maxBytes = options.maxBytes ?? this.config.fetchMaxBytes;
-    const buffer = await readWhole(response.body, maxBytes, describeUrl(new URL(response.url)), response.size);
+    const label = describeUrl(new URL(response.url));
+    const buffer = await readWhole(response.body, maxBytes, label, response.size, options.reserve);
     return { url: response.url, buffer, contentType: response.contentType };
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { ReserveBytes } from './fetch-stream';
 
 export interface SafeFetchOptions {
   method?: 'GET' | 'HEAD' | 'POST';
@@ -10,6 +11,8 @@ export interface SafeFetchOptions {
   headers?: Record<string, string>;
   /** Aborts the download (the caller's own deadline or cancellation). */
   signal?: AbortSignal;
+  /** download(): holds memory for the body before it is read (see readWhole). */
+  reserve?: ReserveBytes;
 }
 
 /** A response whose every hop (redirects included) was checked against the address policy. */

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { EditPlan } from './edit-plan';
+import type { ImageProbe } from './decode/probe';
+import { estimatePixelMemory } from './memory-estimate';
+
+const MIB = 1024 * 1024;
+const JPEG_OUT: EditPlan = { encode: { format: 'jpeg', quality: 85, progressive: false }, colour: { space: 'auto' } };
+const resized = (width: number, height: number, plan: EditPlan = JPEG_OUT): EditPlan => ({
+  ...plan,
+  resize: { mode: 'scale', width, height },
+});
+const adjusted: EditPlan = { ...JPEG_OUT, adjust: { exposure: 0, saturation: 0, contrast: 30, sharpness: 0 } };
+const webp: EditPlan = { encode: { format: 'webp', quality: 75, lossless: false }, colour: { space: 'auto' } };
+
+/** 1024 x 1024 pixels: one 8-bit RGBA frame is 4 MiB. */
+const probe = (format: ImageProbe['format'], space = 'srgb') => ({ format, width: 1024, height: 1024, space });
+
+describe('estimatePixelMemory', () => {
+  it.each([
+    { name: 'JPEG resized: two frames of the input', probe: probe('jpeg'), plan: resized(512, 512), mib: 8 },
+    { name: 'PNG, TIFF, GIF, WebP alike', probe: probe('png'), plan: JPEG_OUT, mib: 8 },
+    { name: 'HEIC, decoded whole on a worker thread', probe: probe('heic'), plan: resized(512, 512), mib: 20 },
+    { name: 'BMP, the same', probe: probe('bmp'), plan: JPEG_OUT, mib: 20 },
+    { name: 'AVIF, decoded whole by libheif', probe: probe('avif'), plan: JPEG_OUT, mib: 20 },
+    { name: 'adjustments hold the whole image twice more', probe: probe('jpeg'), plan: adjusted, mib: 16 },
+    { name: '16-bit input counts twice', probe: probe('png', 'rgb16'), plan: JPEG_OUT, mib: 16 },
+    { name: 'an enlarged result is the frame', probe: probe('jpeg'), plan: resized(2048, 2048), mib: 32 },
+    { name: 'WebP output adds the result', probe: probe('jpeg'), plan: webp, mib: 12 },
+    {
+      name: 'padding enlarges the result',
+      probe: probe('jpeg'),
+      plan: { ...JPEG_OUT, padding: { top: 512, right: 0, bottom: 512, left: 0 }, paddingFill: undefined },
+      mib: 32,
+    },
+  ])('$name: $mib MiB', ({ probe, plan, mib }) => {
+    expect(estimatePixelMemory(probe, plan) / MIB).toBeCloseTo(mib, 5);
+  });
+
+  it('a 7000 x 7000 HEIC is estimated near what it was measured to take (about 0.9 GiB)', () => {
+    const bytes = estimatePixelMemory(
+      { format: 'heic', width: 7000, height: 7000, space: 'srgb' },
+      resized(1024, 1024),
+    );
+    expect(bytes / MIB).toBeGreaterThan(800);
+    expect(bytes / MIB).toBeLessThan(1000);
+  });
+});

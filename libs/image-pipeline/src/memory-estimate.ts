@@ -1,0 +1,59 @@
+/**
+ * How much memory an edit's pixel work takes, estimated from the image's header and the plan before anything
+ * is decoded, so that the service can admit heavy images one after the other instead of all at once.
+ *
+ * The unit is a frame: the larger of the input and the output, as 8-bit RGBA (twice that for 16-bit input).
+ * The factors come from measurements (peak RSS of one edit of a 12 MP input over the process's RSS before it;
+ * docs/benchmarks.md, "Memory of one edit"), rounded up:
+ *
+ * - the formats libvips decodes itself (JPEG, PNG, TIFF, WebP, GIF) peak at up to 1.7 frames for a full-size
+ *   re-encode (much less when a resize lets it shrink on load): two frames;
+ * - AVIF (libheif inside libvips), and BMP and HEIC, which this project's kernels decode on worker threads (the
+ *   input copied to the thread, the decoder's own buffers, RGBA handed to sharp), about five frames;
+ * - a plan that needs the whole image between stages (restorations, background, padding, adjustments) adds two
+ *   frames: the raw copy, the kernel's output and the next pipeline;
+ * - WebP and AVIF encoders take the whole result: one more output frame.
+ */
+import type { EditPlan } from './edit-plan';
+import type { ImageProbe } from './decode/probe';
+
+type EstimatedProbe = Pick<ImageProbe, 'format' | 'width' | 'height' | 'space'>;
+
+/** Frames an edit holds at its peak by input format, for a plan that only resizes and encodes. */
+const DECODE_FRAMES: Readonly<Record<ImageProbe['format'], number>> = {
+  jpeg: 2,
+  png: 2,
+  tiff: 2,
+  webp: 2,
+  gif: 2,
+  avif: 5,
+  heic: 5,
+  bmp: 5,
+};
+/** Extra frames of a plan that materialises the image between stages. */
+const MATERIALISED_FRAMES = 2;
+/** Extra output frames of encoders that take the whole result. */
+const WHOLE_ENCODERS: ReadonlySet<EditPlan['encode']['format']> = new Set(['webp', 'avif']);
+
+/** Estimated peak memory of running `plan` on the probed image, in bytes (> 0). */
+export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): number {
+  const depth = probe.space === 'rgb16' || probe.space === 'grey16' ? 2 : 1;
+  const inputPixels = probe.width * probe.height;
+  const output = outputPixels(probe, plan);
+  const frame = Math.max(inputPixels, output) * 4 * depth;
+  const frames = DECODE_FRAMES[probe.format] + (materialises(plan) ? MATERIALISED_FRAMES : 0);
+  const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
+  return Math.ceil(frame * frames + encoder);
+}
+
+/** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
+function materialises(plan: EditPlan): boolean {
+  return Boolean(plan.decompress || plan.flatten || plan.padding || plan.adjust);
+}
+
+/** Pixels of the result: the resize's size, or the input's plus padding. */
+function outputPixels(probe: EstimatedProbe, plan: EditPlan): number {
+  if (plan.resize) return plan.resize.width * plan.resize.height;
+  const { top = 0, right = 0, bottom = 0, left = 0 } = plan.padding ?? {};
+  return (probe.width + left + right) * (probe.height + top + bottom);
+}
