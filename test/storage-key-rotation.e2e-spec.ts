@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageEntity } from '@app/database';
+import { StorageEntity, WebhookSecretEntity } from '@app/database';
+import { WebhookSecrets } from '@app/editing';
 import { v1Envelope } from './fixtures/v1-envelope';
 import { createScratchDatabase, testPostgresUrl, type ScratchDatabase } from './helpers/databases';
 import { client } from './helpers/http';
@@ -122,6 +123,24 @@ describe('storage credential key rotation', () => {
         parameters: { path: 'in' },
       });
       expect(res.status, res.text).toBe(200);
+    });
+  });
+
+  it('re-encrypts webhook secrets with the new key too, which still sign after the old key is gone', async () => {
+    const key = async (app: TestApp) => {
+      const { accountId } = await app.app.get(DataSource).getRepository(WebhookSecretEntity).findOneByOrFail({});
+      return app.app.get(WebhookSecrets).signingKey(accountId);
+    };
+    const secret = await run({ STORAGE_ENCRYPTION_KEY: oldKey }, async (app) => {
+      const res = await client(app.url, app.adminKey).post('/v1/webhooks/secret');
+      expect(res.status).toBe(200);
+      return res.body.data.secret as string;
+    });
+    await run({ STORAGE_ENCRYPTION_KEY: newKey, STORAGE_ENCRYPTION_PREVIOUS_KEYS: oldKey }, async (app) => {
+      expect(app.logs.some((line) => line.includes('Re-encrypted 1 webhook secrets'))).toBe(true);
+    });
+    await run({ STORAGE_ENCRYPTION_KEY: newKey }, async (app) => {
+      expect((await key(app)).equals(Buffer.from(secret.slice('whsec_'.length), 'base64'))).toBe(true);
     });
   });
 });

@@ -90,4 +90,10 @@ describe('loadConfig', () => {
     ]);
     expect((error as ConfigError).message).toContain('PORT: must be an integer from 0 to 65535, got "70000"');
   });
+
+  it('refuses WEBHOOK_SECRET, which per-account webhook secrets replaced, and says what to do', () => {
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_old' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_old' })).toThrow(/WEBHOOK_SECRET: .*\/v1\/webhooks\/secret/);
+    expect(() => loadConfig({ WEBHOOK_SECRET: ' ' })).not.toThrow();
+  });
 });

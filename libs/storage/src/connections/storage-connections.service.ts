@@ -149,21 +149,21 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
    * account only; now to the row as well).
    */
   async onApplicationBootstrap(): Promise<void> {
-    let rotated = 0;
-    for (const storage of await this.storages.find({ select: { id: true, accountId: true, secret: true } })) {
-      if (!storage.secret || !this.cipher.isStale(storage.secret)) continue;
-      let secret: string;
-      try {
-        secret = this.cipher.encrypt(this.decrypt(storage, storage.secret), this.binding(storage));
-      } catch (error) {
-        // One storage whose key is missing must not stop the service: it fails alone, and says why.
-        this.logger.error(`Storage ${storage.id}: cannot re-encrypt its credentials: ${(error as Error).message}`);
-        continue;
-      }
+    const storages = await this.storages.find({ select: { id: true, accountId: true, secret: true } });
+    const sealed = storages
+      .filter((storage) => storage.secret !== null)
+      .map((storage) => ({
+        id: storage.id,
+        envelope: storage.secret!,
+        associatedData: this.binding(storage),
+        legacyAssociatedData: legacyStorageSecretBinding(storage.accountId),
+      }));
+    const rotated = await this.cipher.resealStale(
+      sealed,
       // Only if unchanged meanwhile: a PATCH by another process must not be overwritten with the old secret.
-      await this.storages.update({ id: storage.id, secret: storage.secret }, { secret });
-      rotated += 1;
-    }
+      (row, secret) => this.storages.update({ id: row.id, secret: row.envelope }, { secret }),
+      (row, error) => this.logger.error(`Storage ${row.id}: cannot re-encrypt its credentials: ${error.message}`),
+    );
     if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
   }
 

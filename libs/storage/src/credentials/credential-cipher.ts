@@ -58,6 +58,14 @@ function keyFromFile(dataDir: string): Buffer {
   return key;
 }
 
+/** A stored envelope and what it is bound to, for {@link CredentialCipher.resealStale}. */
+export interface SealedSecret {
+  envelope: string;
+  associatedData: string;
+  /** What a v1 envelope of this row was bound to, when the row may hold one. */
+  legacyAssociatedData?: string;
+}
+
 /**
  * Encrypts secrets at rest (storage credentials, webhook signing secrets) with AES-256-GCM. The key comes from
  * STORAGE_ENCRYPTION_KEY or, when that is unset, from a key file created in DATA_DIR at first start (refused when
@@ -123,6 +131,34 @@ export class CredentialCipher {
     decipher.setAuthTag(tagBytes);
     const plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
     return JSON.parse(plain.toString('utf8')) as T;
+  }
+
+  /**
+   * Re-encrypts (at start) every row whose envelope was written with an earlier key or envelope version. `save`
+   * stores the new envelope, only where the row still holds the old one (a change made meanwhile by another
+   * process wins). A row that cannot be decrypted goes to `failed` and is skipped: one lost key must not stop the
+   * service. Returns how many rows were re-encrypted.
+   */
+  async resealStale<R extends SealedSecret>(
+    rows: Iterable<R>,
+    save: (row: R, envelope: string) => Promise<unknown>,
+    failed: (row: R, error: Error) => void,
+  ): Promise<number> {
+    let resealed = 0;
+    for (const row of rows) {
+      if (!this.isStale(row.envelope)) continue;
+      let envelope: string;
+      try {
+        const value = this.decrypt(row.envelope, row.associatedData, row.legacyAssociatedData);
+        envelope = this.encrypt(value, row.associatedData);
+      } catch (error) {
+        failed(row, error as Error);
+        continue;
+      }
+      await save(row, envelope);
+      resealed += 1;
+    }
+    return resealed;
   }
 
   /** Whether the envelope was written with an earlier key or envelope version and should be re-encrypted. */
