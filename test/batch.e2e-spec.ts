@@ -1,6 +1,3 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +22,6 @@ let images: ImageServer;
 let worker: RunningProcess | undefined;
 
 const IN = 'batch-in';
-const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
 const OUT = 'batch-out';
 
 async function put(bucket: string, key: string, body: Buffer): Promise<void> {
@@ -59,7 +55,6 @@ beforeAll(async () => {
     FETCH_ALLOW_HOSTS: '127.0.0.1',
     TASK_RETRY_DELAY_MS: '50',
     TASK_ATTEMPTS: '2',
-    WEBHOOK_SECRET: WEBHOOK_SECRET,
   });
   worker = await startWorkerFor(app);
   for (const [name, bucket] of [
@@ -209,49 +204,6 @@ describe('POST /v1/image/edit/batch', () => {
     expect((await api().get(`/v1/image/edit/async/${id}`)).status).toBe(404);
     expect((await api().get('/v1/image/edit/batch/abc')).status).toBe(422);
     await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${id}`);
-  });
-});
-
-describe('webhook_url', () => {
-  it('POSTs the final task, signed, retrying after a failed delivery', async () => {
-    const deliveries: { status: number; body: Buffer; signature?: string }[] = [];
-    let delivered!: () => void;
-    const done = new Promise<void>((resolve) => (delivered = resolve));
-    const receiver: Server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        // The first delivery fails with 503; the retry is accepted.
-        const status = deliveries.length === 0 ? 503 : 200;
-        deliveries.push({
-          status,
-          body: Buffer.concat(chunks),
-          signature: request.headers['x-signature-sha256'] as string,
-        });
-        response.writeHead(status).end();
-        if (status === 200) delivered();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (receiver.address() as AddressInfo).port;
-      const task = await runBatch({
-        input: [images.url('/list/one.jpg')],
-        webhook_url: `http://127.0.0.1:${port}/hooks/atelier`,
-      });
-      await Promise.race([
-        done,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('no delivery')), 20_000)),
-      ]);
-      expect(deliveries.map((d) => d.status)).toEqual([503, 200]);
-      const last = deliveries[1];
-      expect(last.signature).toBe(createHmac('sha256', WEBHOOK_SECRET).update(last.body).digest('hex'));
-      const payload = JSON.parse(last.body.toString('utf8'));
-      expect(payload.data).toMatchObject({ id: task.id, status: 'DONE', progress: { total: 1, done: 1, failed: 0 } });
-    } finally {
-      receiver.closeAllConnections();
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    }
   });
 });
 

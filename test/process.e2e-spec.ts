@@ -1,3 +1,5 @@
+import { chmodSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from './helpers/databases';
@@ -114,6 +116,36 @@ describe('the built service as a new user starts it', () => {
       expect(result.output).toContain(`- ${variable}:`);
     }
   });
+});
+
+describe('the data folder and the storage key file', () => {
+  it('warns about a DATA_DIR open to others, and refuses a key file open to them, naming it and the chmod', async () => {
+    const scratch = await scratchEnvironment({ LOG_LEVEL: 'warn' });
+    const dataDir = scratch.env.DATA_DIR!;
+    const keyFile = join(dataDir, 'storage-encryption.key');
+    try {
+      chmodSync(dataDir, 0o755);
+      const api = await startApiProcess(scratch.env);
+      await api.stop();
+      expect(api.output()).toContain(`chmod 700 ${dataDir}`);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+
+      chmodSync(keyFile, 0o644);
+      const refused = await runToEnd(API_MAIN, [], scratch.env);
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('Invalid configuration');
+      expect(refused.output).toContain(`${keyFile} may be read or written by group or others`);
+      expect(refused.output).toContain(`chmod 600 ${keyFile}`);
+      expect(refused.output).not.toMatch(/\n\s+at /);
+      if (scratch.env.REDIS_URL) {
+        const worker = await runToEnd(WORKER_MAIN, [], scratch.env);
+        expect(worker.code).toBe(1);
+        expect(worker.output).toContain(`chmod 600 ${keyFile}`);
+      }
+    } finally {
+      await scratch.cleanup();
+    }
+  }, 90_000);
 });
 
 describe('the worker process', () => {

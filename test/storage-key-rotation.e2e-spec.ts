@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageEntity, WebhookSecretEntity } from '@app/database';
+import { WebhookSecrets } from '@app/editing';
+import { v1Envelope } from './fixtures/v1-envelope';
 import { createScratchDatabase, testPostgresUrl, type ScratchDatabase } from './helpers/databases';
 import { client } from './helpers/http';
 import { startS3Server, type S3TestServer } from './helpers/s3-server';
@@ -90,6 +93,54 @@ describe('storage credential key rotation', () => {
       expect(withoutSecret.body.error_details).toHaveProperty(['parameters.credentials.secret_access_key']);
       const repaired = await api.patch(`/v1/storage/storages/${first.id}`, { parameters: { credentials } });
       expect(repaired.status).toBe(200);
+    });
+  });
+
+  it('upgrades a storage secret written as envelope v1 (bound to the account only) to v2 at start', async () => {
+    const key = randomBytes(32);
+    const env = { STORAGE_ENCRYPTION_KEY: key.toString('hex') };
+    const credentials = { access_key: s3.accessKey, secret_access_key: s3.secretKey };
+    const parameters = { bucket: 'rotating', endpoint: s3.endpoint, credentials };
+    const id = await run(env, async (app) => {
+      const res = await client(app.url, app.adminKey).post('/v1/storage/storages', {
+        name: 'old',
+        type: 's3',
+        parameters,
+      });
+      expect(res.status).toBe(200);
+      // What an earlier version saved: the same secret, bound to the account only.
+      const storages = app.app.get(DataSource).getRepository(StorageEntity);
+      const row = await storages.findOneByOrFail({ id: res.body.data.id });
+      const v1 = v1Envelope(key, { secret_access_key: s3.secretKey }, `account:${row.accountId}`);
+      await storages.update({ id: row.id }, { secret: v1 });
+      return row.id;
+    });
+    await run(env, async (app) => {
+      expect(app.logs.some((line) => line.includes('Re-encrypted the credentials of 1 storages'))).toBe(true);
+      const row = await app.app.get(DataSource).getRepository(StorageEntity).findOneByOrFail({ id });
+      expect(row.secret).toMatch(/^v2\./);
+      const res = await client(app.url, app.adminKey).patch(`/v1/storage/storages/${id}`, {
+        parameters: { path: 'in' },
+      });
+      expect(res.status, res.text).toBe(200);
+    });
+  });
+
+  it('re-encrypts webhook secrets with the new key too, which still sign after the old key is gone', async () => {
+    const key = async (app: TestApp) => {
+      const { accountId } = await app.app.get(DataSource).getRepository(WebhookSecretEntity).findOneByOrFail({});
+      return app.app.get(WebhookSecrets).signingKey(accountId);
+    };
+    const secret = await run({ STORAGE_ENCRYPTION_KEY: oldKey }, async (app) => {
+      const res = await client(app.url, app.adminKey).post('/v1/webhooks/secret');
+      expect(res.status).toBe(200);
+      return res.body.data.secret as string;
+    });
+    await run({ STORAGE_ENCRYPTION_KEY: newKey, STORAGE_ENCRYPTION_PREVIOUS_KEYS: oldKey }, async (app) => {
+      expect(app.logs.some((line) => line.includes('Re-encrypted 1 webhook secrets'))).toBe(true);
+    });
+    await run({ STORAGE_ENCRYPTION_KEY: newKey }, async (app) => {
+      expect((await key(app)).equals(Buffer.from(secret.slice('whsec_'.length), 'base64'))).toBe(true);
     });
   });
 });

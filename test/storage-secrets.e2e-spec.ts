@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageEntity } from '@app/database';
+import { quadrantsImage } from './fixtures/images';
+import { editImage } from './helpers/edit-client';
 import { client, type ApiResponse } from './helpers/http';
 import { startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -61,7 +65,7 @@ describe('storage secrets', () => {
       .get(DataSource)
       .query('SELECT secret, parameters FROM storages');
     expect(rows).toHaveLength(1);
-    expect(rows[0].secret).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(rows[0].secret).toMatch(/^v2\.[0-9a-f]{8}\./);
     expect(rows[0].secret).not.toContain(s3.secretKey);
     expect(rows[0].parameters).not.toContain(s3.secretKey);
     expect(JSON.parse(rows[0].parameters)).toEqual({
@@ -82,5 +86,31 @@ describe('storage secrets', () => {
         for (const needle of needles) expect(bytes.includes(needle), `${file} holds the secret`).toBe(false);
       }
     }
+  });
+
+  // Last: it adds a storage. Someone with write access to the database copies the secret of one storage onto
+  // another of the same account (for example to point a victim's storage name at their own bucket's credentials).
+  it('does not decrypt when copied onto another storage row of the same account', async () => {
+    const api = client(app.url, app.adminKey);
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: 'vault', Key: 'photo.jpg', Body: await quadrantsImage({ format: 'jpeg' }) }),
+    );
+    const parameters = {
+      bucket: 'vault',
+      endpoint: s3.endpoint,
+      credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
+    };
+    const second = await api.post('/v1/storage/storages', { name: 'second', type: 's3', parameters });
+    expect(second.status, second.text).toBe(200);
+    const edit = { input: 'storage://second/photo.jpg', operations: { resizing: { width: 8 } } };
+    expect((await editImage(app, edit)).status).toBe(200);
+
+    const storages = app.app.get(DataSource).getRepository(StorageEntity);
+    const first = await storages.findOneByOrFail({ name: 'vault' });
+    await storages.update({ id: second.body.data.id }, { secret: first.secret });
+    const res = await editImage(app, edit);
+    expect(res.status, res.text).toBe(500);
+    expect(res.body.error_code).toBe('9500');
+    expect(res.text).not.toContain(s3.secretKey);
   });
 });

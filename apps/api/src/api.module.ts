@@ -7,6 +7,7 @@ import { HealthController } from './health/health.controller';
 import { ImageEditApiModule } from './image-edit/image-edit-api.module';
 import { StorageApiModule } from './storage/storage-api.module';
 import { TemporaryApiModule } from './temporary/temporary-api.module';
+import { WebhooksApiModule } from './webhooks/webhooks-api.module';
 
 /** The HTTP API: one module per feature; cross-cutting pieces come from libs/common. */
 @Module({})
@@ -23,6 +24,7 @@ export class ApiModule {
         TemporaryApiModule,
         ImageEditApiModule,
         BatchApiModule.forRoot(config),
+        WebhooksApiModule,
       ],
       controllers: [HealthController],
     };

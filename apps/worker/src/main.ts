@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new NestPinoLogger(createLogger(config)),
+    // A failing start (a ConfigError from a provider, such as an unsafe key file) reaches main's catch, not abort().
+    abortOnError: false,
   });
   // SIGTERM/SIGINT close the BullMQ worker: it stops taking jobs and finishes those it holds; then the process
   // exits with code 0 through process.exit, which flushes the logger's last lines ("Atelier worker stopped").

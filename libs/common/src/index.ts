@@ -1,5 +1,6 @@
 export * from './config/app-config';
 export * from './config/config.module';
+export * from './config/data-dir';
 export * from './errors/error-codes';
 export * from './errors/service.exception';
 export * from './errors/error-response';

@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '@app/common';
+import { ensureDataDir, type AppConfig } from '@app/common';
 import { assertSqliteFileUsable, explainDatabaseError } from './database-file';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -15,7 +14,7 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
   if (config.databaseUrl) {
     return { ...common, type: 'postgres', url: config.databaseUrl, extra: { max: 10 } };
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  ensureDataDir(config.dataDir);
   const database = join(config.dataDir, 'atelier.sqlite');
   assertSqliteFileUsable(database);
   return {

@@ -25,4 +25,6 @@ export * from './tasks/task-view';
 export * from './tasks/task-queue';
 export * from './tasks/task-worker';
 export * from './tasks/task-request';
-export { SIGNATURE_HEADER } from './tasks/webhook-sender';
+export * from './webhooks/webhooks.module';
+export * from './webhooks/webhook-secrets';
+export { SHOWN_SECRET_LENGTH } from './webhooks/webhook-signature';

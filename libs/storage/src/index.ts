@@ -4,6 +4,7 @@ export * from './connections/storage-connections.service';
 export * from './connections/storage-parameters';
 export * from './connections/storage-reference';
 export * from './credentials/credential-cipher';
+export * from './credentials/secret-binding';
 export * from './drivers/storage-driver';
 export * from './drivers/storage-driver.factory';
 export * from './fetch/address-policy';

@@ -20,6 +20,6 @@ import { TemporaryBucket } from './temporary/temporary-bucket';
     StorageResolver,
     TemporaryBucket,
   ],
-  exports: [AddressPolicy, SafeFetcher, StorageConnections, StorageResolver, TemporaryBucket],
+  exports: [AddressPolicy, SafeFetcher, CredentialCipher, StorageConnections, StorageResolver, TemporaryBucket],
 })
 export class StorageModule {}

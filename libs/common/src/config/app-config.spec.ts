@@ -114,4 +114,10 @@ describe('loadConfig', () => {
       'HEADERS_TIMEOUT_MS: must not be more than REQUEST_TIMEOUT_MS (1000)',
     );
   });
+
+  it('refuses WEBHOOK_SECRET, which per-account webhook secrets replaced, and says what to do', () => {
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_old' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_old' })).toThrow(/WEBHOOK_SECRET: .*\/v1\/webhooks\/secret/);
+    expect(() => loadConfig({ WEBHOOK_SECRET: ' ' })).not.toThrow();
+  });
 });

@@ -97,8 +97,6 @@ export class AppConfig {
   readonly taskRetryDelayMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
   readonly workerLockMs: number;
-  /** Key of the HMAC-SHA256 signature of webhook bodies (`X-Signature-SHA256`); undefined: unsigned. */
-  readonly webhookSecret?: string;
   /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
   readonly temporaryBucket?: TemporaryBucketConfig;
 
@@ -328,8 +326,16 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
-    webhookSecret: read.string('WEBHOOK_SECRET'),
   });
+  // One secret for every tenant let a receiver of one account forge webhooks for another: refused, not ignored,
+  // so that an operator who set it learns that receivers must now verify with their account's secret.
+  if (read.string('WEBHOOK_SECRET') !== undefined) {
+    read.problem(
+      'WEBHOOK_SECRET',
+      'is no longer read: webhooks are signed with a secret per account (an admin gets it from ' +
+        'POST /v1/webhooks/secret; docs/batch.md); unset it',
+    );
+  }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

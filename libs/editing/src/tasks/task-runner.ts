@@ -9,7 +9,7 @@ import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest
 import { failureMessage, isTransient } from './task-failure';
 import { TaskStore, type NewItem } from './task-store';
 import { taskView, type TaskView } from './task-view';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender } from '../webhooks/webhook-sender';
 
 /** Items recorded and queued together while a folder is listed. */
 const CHUNK = 100;
@@ -96,7 +96,7 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task?.webhookUrl || !isFinal(task) || task.webhookState !== 'pending') return;
     try {
-      await this.webhooks.send(task.webhookUrl, { data: await this.view(task) });
+      await this.webhooks.send(task, task.webhookUrl, { data: await this.view(task) });
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {
       if (!finalAttempt && isTransient(error)) throw error;

@@ -4,6 +4,7 @@ import type { AppConfig } from '@app/common';
 import { EditTaskEntity, EditTaskItemEntity } from '@app/database';
 import { StorageModule } from '@app/storage';
 import { EditingModule } from '../editing.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BullMqTaskQueue } from './bullmq-task-queue';
 import { InProcessTaskQueue } from './in-process-task-queue';
 import { TaskQueue } from './task-queue';
@@ -11,7 +12,6 @@ import { TaskRunner } from './task-runner';
 import { TaskService } from './task-service';
 import { TaskStore } from './task-store';
 import { TaskWorker } from './task-worker';
-import { WebhookSender } from './webhook-sender';
 
 /**
  * Batch and asynchronous edits. `api`: creates and shows tasks; with REDIS_URL it queues their work on BullMQ,
@@ -25,8 +25,13 @@ export class TasksModule {
       : { provide: TaskQueue, useClass: InProcessTaskQueue };
     return {
       module: TasksModule,
-      imports: [TypeOrmModule.forFeature([EditTaskEntity, EditTaskItemEntity]), StorageModule, EditingModule],
-      providers: [TaskStore, TaskRunner, TaskService, WebhookSender, queue, ...(role === 'worker' ? [TaskWorker] : [])],
+      imports: [
+        TypeOrmModule.forFeature([EditTaskEntity, EditTaskItemEntity]),
+        StorageModule,
+        EditingModule,
+        WebhooksModule,
+      ],
+      providers: [TaskStore, TaskRunner, TaskService, queue, ...(role === 'worker' ? [TaskWorker] : [])],
       exports: [TaskService, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };
   }

@@ -5,6 +5,7 @@ import { Repository } from 'typeorm';
 import { AppConfig, ServiceException } from '@app/common';
 import { StorageEntity } from '@app/database';
 import { CredentialCipher } from '../credentials/credential-cipher';
+import { legacyStorageSecretBinding, storageSecretBinding } from '../credentials/secret-binding';
 import { StorageDriverFactory } from '../drivers/storage-driver.factory';
 import type { StorageDriver } from '../drivers/storage-driver';
 import type { PublicParameters, StorageConnection, StorageSecret, StorageType } from './storage-parameters';
@@ -57,17 +58,32 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     return this.storages.findOne({ where: { accountId, name } });
   }
 
+  /**
+   * Inserts the row, then encrypts the secret for the id it got, in one transaction: the envelope is bound to its
+   * row, and no row is ever seen without the secret it was created with.
+   */
   async create(accountId: number, spec: StorageSpec): Promise<StorageEntity> {
     await this.assertNameFree(accountId, spec.name);
-    const entity = this.storages.create({ accountId, ...this.columns(accountId, spec) });
-    return this.save(entity);
+    return this.withNameConflict(() =>
+      this.storages.manager.transaction(async (manager) => {
+        const storages = manager.getRepository(StorageEntity);
+        const entity = await storages.save(storages.create({ accountId, ...this.columns(spec), secret: null }));
+        if (spec.secret) {
+          entity.secret = this.cipher.encrypt(spec.secret, storageSecretBinding(accountId, entity.id));
+          await storages.update({ id: entity.id }, { secret: entity.secret });
+        }
+        return entity;
+      }),
+    );
   }
 
   async update(storage: StorageEntity, spec: StorageSpec): Promise<StorageEntity> {
     if (spec.name !== storage.name) await this.assertNameFree(storage.accountId, spec.name);
     this.forget(storage);
-    Object.assign(storage, this.columns(storage.accountId, spec));
-    return this.save(storage);
+    Object.assign(storage, this.columns(spec), {
+      secret: spec.secret ? this.cipher.encrypt(spec.secret, this.binding(storage)) : null,
+    });
+    return this.withNameConflict(() => this.storages.save(storage));
   }
 
   async remove(storage: StorageEntity): Promise<void> {
@@ -83,9 +99,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   connection(storage: StorageEntity, options: { lenient?: boolean } = {}): StorageConnection {
     let secret: StorageSecret | null = null;
     try {
-      secret = storage.secret
-        ? this.cipher.decrypt<StorageSecret>(storage.secret, this.owner(storage.accountId))
-        : null;
+      secret = storage.secret ? this.decrypt(storage, storage.secret) : null;
     } catch (error) {
       if (!options.lenient) throw error;
     }
@@ -130,24 +144,26 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     return driver;
   }
 
-  /** Re-encrypts secrets written with an earlier key (a key rotation), at start. */
+  /**
+   * Re-encrypts, at start, secrets written with an earlier key (a key rotation) or as envelope v1 (bound to the
+   * account only; now to the row as well).
+   */
   async onApplicationBootstrap(): Promise<void> {
-    let rotated = 0;
-    for (const storage of await this.storages.find({ select: { id: true, accountId: true, secret: true } })) {
-      if (!storage.secret || !this.cipher.isStale(storage.secret)) continue;
-      const owner = this.owner(storage.accountId);
-      let secret: string;
-      try {
-        secret = this.cipher.encrypt(this.cipher.decrypt(storage.secret, owner), owner);
-      } catch (error) {
-        // One storage whose key is missing must not stop the service: it fails alone, and says why.
-        this.logger.error(`Storage ${storage.id}: cannot re-encrypt its credentials: ${(error as Error).message}`);
-        continue;
-      }
+    const storages = await this.storages.find({ select: { id: true, accountId: true, secret: true } });
+    const sealed = storages
+      .filter((storage) => storage.secret !== null)
+      .map((storage) => ({
+        id: storage.id,
+        envelope: storage.secret!,
+        associatedData: this.binding(storage),
+        legacyAssociatedData: legacyStorageSecretBinding(storage.accountId),
+      }));
+    const rotated = await this.cipher.resealStale(
+      sealed,
       // Only if unchanged meanwhile: a PATCH by another process must not be overwritten with the old secret.
-      await this.storages.update({ id: storage.id, secret: storage.secret }, { secret });
-      rotated += 1;
-    }
+      (row, secret) => this.storages.update({ id: row.id, secret: row.envelope }, { secret }),
+      (row, error) => this.logger.error(`Storage ${row.id}: cannot re-encrypt its credentials: ${error.message}`),
+    );
     if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
   }
 
@@ -174,18 +190,13 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     this.retiring.set(timer, driver);
   }
 
-  private columns(accountId: number, spec: StorageSpec): Partial<StorageEntity> {
-    return {
-      name: spec.name,
-      type: spec.type,
-      parameters: spec.parameters as unknown as Record<string, unknown>,
-      secret: spec.secret ? this.cipher.encrypt(spec.secret, this.owner(accountId)) : null,
-    };
+  private columns(spec: StorageSpec): Pick<StorageEntity, 'name' | 'type' | 'parameters'> {
+    return { name: spec.name, type: spec.type, parameters: spec.parameters as unknown as Record<string, unknown> };
   }
 
-  private async save(storage: StorageEntity): Promise<StorageEntity> {
+  private async withNameConflict(save: () => Promise<StorageEntity>): Promise<StorageEntity> {
     try {
-      return await this.storages.save(storage);
+      return await save();
     } catch (error) {
       // Two requests racing for one name: the unique index decides, and the loser gets the same 409.
       if (isUniqueViolation(error)) throw new ServiceException('STORAGE_NAME_TAKEN');
@@ -209,8 +220,12 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** Associated data of the encryption: a secret only decrypts for the account that saved it. */
-  private owner(accountId: number): string {
-    return `account:${accountId}`;
+  /** Associated data of the encryption: a secret only decrypts for the storage row (and account) it was saved for. */
+  private binding(storage: Pick<StorageEntity, 'id' | 'accountId'>): string {
+    return storageSecretBinding(storage.accountId, storage.id);
+  }
+
+  private decrypt(storage: Pick<StorageEntity, 'id' | 'accountId'>, envelope: string): StorageSecret {
+    return this.cipher.decrypt(envelope, this.binding(storage), legacyStorageSecretBinding(storage.accountId));
   }
 }

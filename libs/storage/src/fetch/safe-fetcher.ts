@@ -89,8 +89,8 @@ export class SafeFetcher implements OnApplicationShutdown {
   }
 
   /**
-   * Requests `url`, following up to {@link MAX_REDIRECTS} redirects, and returns the final response whatever its
-   * status. The body stream is capped at `options.maxBytes` (bytes) and shares the total time limit; read it to
+   * Requests `url`, following up to {@link MAX_REDIRECTS} redirects (none with `redirects: false`), and returns the
+   * final response whatever its status. The body stream is capped at `options.maxBytes` (bytes) and shares the total time limit; read it to
    * the end or destroy it.
    */
   async open(url: string, options: SafeFetchOptions = {}): Promise<SafeFetchResponse> {
@@ -132,7 +132,8 @@ export class SafeFetcher implements OnApplicationShutdown {
     for (let redirects = 0; redirects <= MAX_REDIRECTS; redirects++) {
       const response = await this.request(url, method, headers, deadline, body);
       const location = response.headers.location;
-      if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || location === undefined) return { url, response };
+      const redirect = REDIRECT_STATUSES.has(response.statusCode ?? 0);
+      if (!redirect || location === undefined || options.redirects === false) return { url, response };
       response.destroy();
       const next = parseUrl(location, url);
       // The Fetch standard turns a POST into GET on 301, 302 and 303; HEAD must not start a download.

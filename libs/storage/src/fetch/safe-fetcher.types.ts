@@ -9,6 +9,8 @@ export interface SafeFetchOptions {
   /** Largest body accepted, in bytes; default the configured FETCH_MAX_BYTES. */
   maxBytes?: number;
   headers?: Record<string, string>;
+  /** False: a redirect is not followed but returned as the response (a webhook must not re-send elsewhere). */
+  redirects?: boolean;
   /** Aborts the download (the caller's own deadline or cancellation). */
   signal?: AbortSignal;
   /** download(): holds memory for the body before it is read (see readWhole). */

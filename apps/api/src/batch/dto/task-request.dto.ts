@@ -11,7 +11,7 @@ const WEBHOOK_DOC = {
   type: String,
   maxLength: WEBHOOK_URL_MAX_LENGTH,
   description:
-    'Called once when the task ends: a POST of `{"data": <task>}`, signed with HMAC-SHA256 of the raw body in `X-Signature-SHA256` (hex) when the service has a WEBHOOK_SECRET. Retried with backoff until it answers 2xx. The same address rules as inputs apply.',
+    'Called once when the task ends: a POST of `{"data": <task>}`, signed with your account\'s webhook secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`; see /v1/webhooks/secret). Retried with backoff until it answers 2xx; a redirect is not followed and fails the delivery. The same address rules as inputs apply.',
   example: 'https://hooks.example.com/atelier',
 };
 

@@ -1,0 +1,45 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/*
+ * Webhook signatures in the Standard Webhooks form (standardwebhooks.com), which receivers' libraries verify:
+ * the secret is `whsec_<base64 of 32 random bytes>`, the HMAC key is those bytes, and the signed content is
+ * `<webhook-id>.<webhook-timestamp>.<raw body>`: a signature cannot be moved to another body or delivery, and
+ * receivers refuse old timestamps (docs/batch.md, "Verifying a webhook").
+ */
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
+/** Characters of a secret shown after its creation: `whsec_` and 8 more (48 of its 256 bits). */
+export const SHOWN_SECRET_LENGTH = WEBHOOK_SECRET_PREFIX.length + 8;
+
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+}
+
+/** The HMAC key of a secret: the bytes after `whsec_`. */
+export function webhookKey(secret: string): Buffer {
+  return Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
+}
+
+/**
+ * The signature headers of one delivery attempt.
+ * @param id the same for every attempt of one delivery (receivers drop duplicates by it); no `.`
+ * @param timestamp whole seconds since the Unix epoch, of this attempt
+ */
+export function webhookSignatureHeaders(
+  key: Buffer,
+  id: string,
+  timestamp: number,
+  body: Buffer,
+): Record<string, string> {
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  return {
+    [WEBHOOK_ID_HEADER]: id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+    [WEBHOOK_SIGNATURE_HEADER]: `v1,${signature}`,
+  };
+}
