@@ -85,24 +85,46 @@ export class KeysService {
     if (caller) this.assertMayManage(caller, accountName);
     const account = await this.findOrCreateAccount(accountName);
     const { secret, hash, prefix } = generateKey();
-    const entity = await this.keys.save(
-      this.keys.create({
+    await this.keys.insert({
+      accountId: account.id,
+      name: input.name,
+      prefix,
+      keyHash: hash,
+      scopes: input.scopes,
+      quota: input.quota ?? null,
+      callsUsed: 0,
+      rateLimitPerSecond: input.rateLimit?.perSecond ?? null,
+      rateLimitPerMinute: input.rateLimit?.perMinute ?? null,
+    });
+    const saved = await this.keys.findOneByOrFail({ keyHash: hash });
+    return { entity: saved, account: account.name, secret };
+  }
+
+  /**
+   * The first admin key of the default account, when there is no key at all: its secret, or undefined when
+   * keys exist or another instance created it first. The row carries the one `bootstrap` value its unique
+   * index admits, and a conflicting insert is ignored, so instances starting together create one key.
+   */
+  async createBootstrapKey(): Promise<string | undefined> {
+    if ((await this.keys.count()) > 0) return undefined;
+    const account = await this.accountByName(DEFAULT_ACCOUNT_NAME);
+    const { secret, hash, prefix } = generateKey();
+    await this.keys
+      .createQueryBuilder()
+      .insert()
+      .into(ApiKeyEntity)
+      .values({
         accountId: account.id,
-        name: input.name,
+        name: 'bootstrap admin',
         prefix,
         keyHash: hash,
-        scopes: input.scopes,
-        quota: input.quota ?? null,
-        callsUsed: 0,
-        rateLimitPerSecond: input.rateLimit?.perSecond ?? null,
-        rateLimitPerMinute: input.rateLimit?.perMinute ?? null,
-        revoked: false,
-        lastUsedAt: null,
-        revokedAt: null,
-      }),
-    );
-    const saved = await this.keys.findOneByOrFail({ id: entity.id });
-    return { entity: saved, account: account.name, secret };
+        scopes: ['admin'],
+        bootstrap: true,
+      })
+      .orIgnore()
+      .updateEntity(false)
+      .execute();
+    return (await this.keys.existsBy({ keyHash: hash })) ? secret : undefined;
   }
 
   /** Keys of one account (the caller's own unless an operator names another), oldest first. */
@@ -129,10 +151,6 @@ export class KeysService {
       await this.keys.save(key);
     }
     return { entity: key, account: key.account.name };
-  }
-
-  async countKeys(): Promise<number> {
-    return this.keys.count();
   }
 
   /** Operators (admin keys of the default account) manage every account; others only their own. */

@@ -59,4 +59,9 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', nullable: true, type: Date })
   revokedAt: Date | null;
+
+  /** True on the admin key a first start created, null on every other: the unique index admits one. */
+  @Index('IDX_api_keys_bootstrap', { unique: true })
+  @Column({ type: 'boolean', nullable: true })
+  bootstrap: boolean | null;
 }
