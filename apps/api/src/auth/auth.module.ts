@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { DatabaseModule } from '@app/database';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
+import { rateLimitStoreProvider } from '../rate-limit/rate-limit.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { ApiKeyGuard } from './api-key.guard';
 import { BootstrapKeyService } from './bootstrap-key.service';
@@ -18,6 +19,7 @@ import { QuotaGuard } from './quota.guard';
   controllers: [KeysController],
   providers: [
     KeysService,
+    rateLimitStoreProvider,
     RateLimiter,
     BootstrapKeyService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
