@@ -21,7 +21,8 @@ export function keyBuckets(id: string, limits: Principal['rateLimit']): Bucket[]
 }
 
 /**
- * Per-key limits (GCRA buckets of one second and one minute, gcra.ts) with the contract's headers:
+ * Per-key limits (GCRA buckets of one second and one minute, gcra.ts), and those of the key's grant (the
+ * operator-made key above a key that an account made itself), with the contract's headers:
  * `RateLimit-Remaining` is what the tighter bucket still admits (-1 when refused), `RateLimit-Reset` the
  * seconds until that bucket is full again (when refused: until the next request is admitted, as Retry-After).
  */
@@ -32,7 +33,8 @@ export class RateLimiter {
   async check(principal: Principal): Promise<RateLimitDecision> {
     const { perSecond, perMinute } = principal.rateLimit;
     const id = principal.keyId === null ? 'config-admin' : `key-${principal.keyId}`;
-    const result = await this.store.take(keyBuckets(id, principal.rateLimit));
+    const grant = principal.grant ? keyBuckets(`key-${principal.grant.keyId}`, principal.grant.rateLimit) : [];
+    const result = await this.store.take([...keyBuckets(id, principal.rateLimit), ...grant]);
     const retryAfter = seconds(result.retryAfterMs);
     return {
       allowed: result.allowed,

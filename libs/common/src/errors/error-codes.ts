@@ -25,6 +25,12 @@ export const ErrorCodes = define({
     type: 'auth',
     message: 'The API key lacks the permission for this request.',
   },
+  KEY_LIMITS_EXCEEDED: {
+    code: '114',
+    status: 403,
+    type: 'auth',
+    message: 'A key cannot be given more than the key that creates it has.',
+  },
   QUOTA_EXHAUSTED: { code: '1101', status: 402, type: 'billing', message: 'No API calls left for this API key.' },
   RATE_LIMITED: { code: '2001', status: 429, type: 'general', message: 'Too Many Requests. Rate limit exceeded.' },
   KEY_NOT_FOUND: { code: '1201', status: 404, type: 'user', message: 'API key not found.' },

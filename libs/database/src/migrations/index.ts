@@ -2,6 +2,7 @@ import { AccountsAndKeys1763800000000 } from './1763800000000-accounts-and-keys'
 import { Storages1763900000000 } from './1763900000000-storages';
 import { EditTasks1764000000000 } from './1764000000000-edit-tasks';
 import { BootstrapKeyMarker1764200000000 } from './1764200000000-bootstrap-key-marker';
+import { KeyGrants1764200000001 } from './1764200000001-key-grants';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Storages1763900000000,
   EditTasks1764000000000,
   BootstrapKeyMarker1764200000000,
+  KeyGrants1764200000001,
 ];
