@@ -21,6 +21,7 @@ import { ApiModule } from './api.module';
 import { UPLOAD_ROUTE } from './image-edit/image-edit.controller';
 import { uploadLimits } from './image-edit/read-upload';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
+import { installRequestGate } from './http/request-gate';
 import { setupOpenApi } from './openapi/openapi';
 
 /** One log line per request, when it completes (with status and response time). */
@@ -70,6 +71,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
+  installRequestGate(app);
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });

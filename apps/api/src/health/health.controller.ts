@@ -17,7 +17,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 }
 
 @ApiTags('Health')
-@Public()
+@Public({ probe: true })
 @Controller('health')
 export class HealthController {
   constructor(

@@ -43,6 +43,11 @@ export interface Evaluation {
   tats: number[];
 }
 
+/** Whole seconds for `Retry-After` and `RateLimit-Reset`, at least 1 (0 would invite an immediate retry). */
+export function headerSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
 /** Microseconds between two refills; floored, so rounding never admits fewer than `limit` at once. */
 export function intervalUs(bucket: Bucket): number {
   return Math.max(1, Math.floor((bucket.windowMs * 1000) / bucket.limit));

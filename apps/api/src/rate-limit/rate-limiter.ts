@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal';
+import { headerSeconds } from './gcra';
 import { RateLimitStore, type Bucket, type TakeResult } from './rate-limit.store';
 
 export interface RateLimitDecision {
@@ -8,9 +9,6 @@ export interface RateLimitDecision {
   /** Seconds until a refused caller may try again. */
   retryAfter: number;
 }
-
-/** Whole seconds for a header, at least 1 (a header of 0 would invite an immediate retry). */
-const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /** The per-second and per-minute buckets of a key, under the id its counters are kept by. */
 export function keyBuckets(id: string, limits: Principal['rateLimit']): Bucket[] {
@@ -35,14 +33,14 @@ export class RateLimiter {
     const id = principal.keyId === null ? 'config-admin' : `key-${principal.keyId}`;
     const grant = principal.grant ? keyBuckets(`key-${principal.grant.keyId}`, principal.grant.rateLimit) : [];
     const result = await this.store.take([...keyBuckets(id, principal.rateLimit), ...grant]);
-    const retryAfter = seconds(result.retryAfterMs);
+    const retryAfter = headerSeconds(result.retryAfterMs);
     return {
       allowed: result.allowed,
       retryAfter,
       headers: {
         'RateLimit-Limit': `${perMinute}, ${perMinute};w=60, ${perSecond};w=1`,
         'RateLimit-Remaining': String(result.allowed ? Math.min(...result.buckets.map((b) => b.remaining)) : -1),
-        'RateLimit-Reset': String(result.allowed ? seconds(tightest(result).resetMs) : retryAfter),
+        'RateLimit-Reset': String(result.allowed ? headerSeconds(tightest(result).resetMs) : retryAfter),
       },
     };
   }

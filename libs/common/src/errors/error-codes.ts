@@ -33,6 +33,18 @@ export const ErrorCodes = define({
   },
   QUOTA_EXHAUSTED: { code: '1101', status: 402, type: 'billing', message: 'No API calls left for this API key.' },
   RATE_LIMITED: { code: '2001', status: 429, type: 'general', message: 'Too Many Requests. Rate limit exceeded.' },
+  ADDRESS_RATE_LIMITED: {
+    code: '2002',
+    status: 429,
+    type: 'general',
+    message: 'Too Many Requests from this address. Retry later.',
+  },
+  AUTH_FAILURES_LIMITED: {
+    code: '2003',
+    status: 429,
+    type: 'general',
+    message: 'Too many failed authentications from this address. Retry later.',
+  },
   KEY_NOT_FOUND: { code: '1201', status: 404, type: 'user', message: 'API key not found.' },
   ACCOUNT_NOT_FOUND: { code: '1202', status: 404, type: 'user', message: 'Account not found.' },
   STORAGE_NOT_FOUND: { code: '1301', status: 404, type: 'storage', message: 'Storage not found.' },
