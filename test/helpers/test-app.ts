@@ -42,6 +42,9 @@ export async function scratchEnvironment(
     // Generous limits so that suites are not throttled; rate-limit tests set their own.
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_PER_MINUTE: '100000',
+    ADDRESS_RATE_LIMIT_PER_SECOND: '100000',
+    ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(testRedisUrl ? { REDIS_URL: testRedisUrl, REDIS_PREFIX: scratchRedisPrefix() } : {}),
     ...env,

@@ -24,6 +24,7 @@ import { ClientErrorResponder, requestTimeouts } from './http/client-errors';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
 import { RequestLogController } from './http/request-log';
+import { installRequestGate } from './http/request-gate';
 import { setupOpenApi } from './openapi/openapi';
 
 /** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
@@ -74,6 +75,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // Nest's parsers would add urlencoded forms; the JSON parser is acceptJsonBodiesOnly's.
     bodyParser: false,
   });
+  installRequestGate(app);
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });

@@ -3,12 +3,15 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ServiceException } from '@app/common';
 import type { Scope } from '@app/database';
-import { bearerToken } from './api-key.format';
+import { authenticateRequest } from './authenticate-request';
 import { KeysService } from './keys.service';
 import { hasScope } from './principal';
 import { PUBLIC_KEY, SCOPES_KEY } from './require-scopes.decorator';
 
-/** Authenticates the bearer key (401) and checks the route's scopes (403). */
+/**
+ * Checks the route's scopes (403). The request gate (http/request-gate.ts) authenticated the key (401) before
+ * the body was read; a route it did not know as needing a key is authenticated here, so none goes unchecked.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -20,12 +23,7 @@ export class ApiKeyGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const header = request.headers.authorization;
-    const token = bearerToken(header);
-    if (header === undefined || header.trim() === '') throw new ServiceException('AUTH_REQUIRED');
-    const principal = token ? await this.keys.authenticate(token) : undefined;
-    if (!principal) throw new ServiceException('AUTH_INVALID_KEY');
-    request.principal = principal;
+    const principal = request.principal ?? (await authenticateRequest(request, this.keys));
     const scopes = this.reflector.getAllAndOverride<Scope[]>(SCOPES_KEY, targets) ?? ['admin'];
     if (!scopes.some((scope) => hasScope(principal, scope))) {
       throw new ServiceException(

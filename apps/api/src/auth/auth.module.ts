@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { DatabaseModule } from '@app/database';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
+import { AddressLimiter } from '../rate-limit/address-limiter';
+import { rateLimitStoreProvider } from '../rate-limit/rate-limit.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { ApiKeyGuard } from './api-key.guard';
 import { BootstrapKeyService } from './bootstrap-key.service';
@@ -18,12 +20,14 @@ import { QuotaGuard } from './quota.guard';
   controllers: [KeysController],
   providers: [
     KeysService,
+    rateLimitStoreProvider,
     RateLimiter,
+    AddressLimiter,
     BootstrapKeyService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: QuotaGuard },
   ],
-  exports: [KeysService],
+  exports: [KeysService, AddressLimiter],
 })
 export class AuthModule {}

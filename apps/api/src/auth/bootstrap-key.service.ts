@@ -15,8 +15,9 @@ export class BootstrapKeyService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.adminApiKey || (await this.keys.countKeys()) > 0) return;
-    const { secret } = await this.keys.create({ name: 'bootstrap admin', scopes: ['admin'] });
+    if (this.config.adminApiKey) return;
+    const secret = await this.keys.createBootstrapKey();
+    if (!secret) return;
     process.stdout.write(
       [
         '',

@@ -5,6 +5,7 @@ import { Repository } from 'typeorm';
 import { AppConfig, ServiceException } from '@app/common';
 import { AccountEntity, ApiKeyEntity, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
 import { generateKey, hashKey } from './api-key.format';
+import { isOperator, limitsExceeded, limitsGrantedBy, operatorLimits, type GrantedLimits } from './key-limits';
 import type { Principal } from './principal';
 
 export interface CreateKeyInput {
@@ -53,9 +54,13 @@ export class KeysService {
         scopes: ['admin'],
         quota: null,
         rateLimit: this.rateLimitOf(null),
+        grant: null,
       };
     }
-    const key = await this.keys.findOne({ where: { keyHash: hash, revoked: false }, relations: { account: true } });
+    const key = await this.keys.findOne({
+      where: { keyHash: hash, revoked: false },
+      relations: { account: true, grant: true },
+    });
     if (!key || !key.account) return undefined;
     this.touch(key.id);
     return {
@@ -65,6 +70,7 @@ export class KeysService {
       scopes: key.scopes,
       quota: key.quota,
       rateLimit: this.rateLimitOf(key),
+      grant: key.grant ? { keyId: key.grant.id, rateLimit: this.rateLimitOf(key.grant) } : null,
     };
   }
 
@@ -84,25 +90,77 @@ export class KeysService {
     const accountName = input.account ?? caller?.accountName ?? DEFAULT_ACCOUNT_NAME;
     if (caller) this.assertMayManage(caller, accountName);
     const account = await this.findOrCreateAccount(accountName);
+    const limits = await this.limitsFor(input, caller);
     const { secret, hash, prefix } = generateKey();
-    const entity = await this.keys.save(
-      this.keys.create({
+    try {
+      await this.keys.insert({
         accountId: account.id,
         name: input.name,
         prefix,
         keyHash: hash,
         scopes: input.scopes,
-        quota: input.quota ?? null,
+        quota: limits.quota,
+        rateLimitPerSecond: limits.rateLimitPerSecond,
+        rateLimitPerMinute: limits.rateLimitPerMinute,
+        grantKeyId: limits.grantKeyId,
         callsUsed: 0,
-        rateLimitPerSecond: input.rateLimit?.perSecond ?? null,
-        rateLimitPerMinute: input.rateLimit?.perMinute ?? null,
-        revoked: false,
-        lastUsedAt: null,
-        revokedAt: null,
-      }),
-    );
-    const saved = await this.keys.findOneByOrFail({ id: entity.id });
+      });
+    } catch (error) {
+      if (limits.callsFromCreator > 0) await this.moveCalls(caller!.keyId!, -limits.callsFromCreator);
+      throw error;
+    }
+    const saved = await this.keys.findOneByOrFail({ keyHash: hash });
     return { entity: saved, account: account.name, secret };
+  }
+
+  /** What the new key may get (key-limits.ts); the calls it takes from its creator are taken here. */
+  private async limitsFor(input: CreateKeyInput, caller: Principal | undefined): Promise<GrantedLimits> {
+    if (isOperator(caller)) return operatorLimits(input);
+    const key = await this.keys.findOneByOrFail({ id: caller!.keyId! });
+    const limits = limitsGrantedBy({ key, rateLimit: caller!.rateLimit }, input);
+    if (limits.callsFromCreator > 0 && !(await this.moveCalls(key.id, limits.callsFromCreator))) {
+      // Another request spent the calls between the check and now.
+      throw limitsExceeded({ quota: ['quota must be at most the calls left to the key that creates it'] });
+    }
+    return limits;
+  }
+
+  /** Adds to a key's used calls (or gives back, when negative) without passing its quota. Atomic. */
+  private async moveCalls(keyId: number, calls: number): Promise<boolean> {
+    const result = await this.keys
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ callsUsed: () => 'calls_used + :calls' })
+      .where('id = :id AND quota IS NOT NULL AND calls_used + :calls <= quota', { id: keyId, calls })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * The first admin key of the default account, when there is no key at all: its secret, or undefined when
+   * keys exist or another instance created it first. The row carries the one `bootstrap` value its unique
+   * index admits, and a conflicting insert is ignored, so instances starting together create one key.
+   */
+  async createBootstrapKey(): Promise<string | undefined> {
+    if ((await this.keys.count()) > 0) return undefined;
+    const account = await this.accountByName(DEFAULT_ACCOUNT_NAME);
+    const { secret, hash, prefix } = generateKey();
+    await this.keys
+      .createQueryBuilder()
+      .insert()
+      .into(ApiKeyEntity)
+      .values({
+        accountId: account.id,
+        name: 'bootstrap admin',
+        prefix,
+        keyHash: hash,
+        scopes: ['admin'],
+        bootstrap: true,
+      })
+      .orIgnore()
+      .updateEntity(false)
+      .execute();
+    return (await this.keys.existsBy({ keyHash: hash })) ? secret : undefined;
   }
 
   /** Keys of one account (the caller's own unless an operator names another), oldest first. */
@@ -131,16 +189,9 @@ export class KeysService {
     return { entity: key, account: key.account.name };
   }
 
-  async countKeys(): Promise<number> {
-    return this.keys.count();
-  }
-
-  /** Operators (admin keys of the default account) manage every account; others only their own. */
+  /** Operators (key-limits.ts) manage every account; others only their own. */
   private mayManage(caller: Principal, accountName: string): boolean {
-    return (
-      caller.accountName === accountName ||
-      (caller.accountName === DEFAULT_ACCOUNT_NAME && caller.scopes.includes('admin'))
-    );
+    return caller.accountName === accountName || isOperator(caller);
   }
 
   private assertMayManage(caller: Principal, accountName: string): void {

@@ -9,9 +9,11 @@ export interface Principal {
   accountId: number;
   accountName: string;
   scopes: readonly Scope[];
-  /** Calls the key may still make, or null for unlimited. */
+  /** Calls the key may make in all, or null for unlimited. */
   quota: number | null;
   rateLimit: { perSecond: number; perMinute: number };
+  /** The operator-made key whose rate limits this key shares (key-limits.ts); null for an operator's key. */
+  grant: { keyId: number; rateLimit: { perSecond: number; perMinute: number } } | null;
 }
 
 declare module 'fastify' {

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/swagger';
 import type { Scope } from '@app/database';
 import { ErrorBodyDto, RateLimitErrorDto } from '../openapi/error-body.dto';
+import { markRouteAccess } from './route-access';
 
 export const SCOPES_KEY = 'atelier:scopes';
 export const PUBLIC_KEY = 'atelier:public';
@@ -18,6 +19,7 @@ export const PUBLIC_KEY = 'atelier:public';
 export const RequireScopes = (...scopes: Scope[]) =>
   applyDecorators(
     SetMetadata(SCOPES_KEY, scopes),
+    markRouteAccess('key'),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'No key, or an unknown or revoked key.', type: ErrorBodyDto }),
     ApiForbiddenResponse({
@@ -27,5 +29,9 @@ export const RequireScopes = (...scopes: Scope[]) =>
     ApiTooManyRequestsResponse({ description: 'Rate limit exceeded.', type: RateLimitErrorDto }),
   );
 
-/** A route reachable without a key (health checks). */
-export const Public = () => SetMetadata(PUBLIC_KEY, true);
+/**
+ * A route reachable without a key. `probe`: a health check, never refused for its client address's request
+ * budget, so a flood from the address a load balancer or orchestrator shares cannot fail its probes.
+ */
+export const Public = (options: { probe?: boolean } = {}) =>
+  applyDecorators(SetMetadata(PUBLIC_KEY, true), markRouteAccess(options.probe ? 'probe' : 'public'));

@@ -20,7 +20,7 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
 export const HEALTH_PATH = 'health';
 
 @ApiTags('Health')
-@Public()
+@Public({ probe: true })
 @Controller(HEALTH_PATH)
 export class HealthController {
   constructor(

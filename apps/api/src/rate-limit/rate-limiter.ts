@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, REDIS, type RedisClient } from '@app/common';
+import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal';
-import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
+import { headerSeconds } from './gcra';
+import { RateLimitStore, type Bucket, type TakeResult } from './rate-limit.store';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -10,34 +10,45 @@ export interface RateLimitDecision {
   retryAfter: number;
 }
 
-/** Per-key limits over a one-second and a one-minute window, with the contract's headers. */
+/** The per-second and per-minute buckets of a key, under the id its counters are kept by. */
+export function keyBuckets(id: string, limits: Principal['rateLimit']): Bucket[] {
+  return [
+    { id: `${id}:s`, limit: limits.perSecond, windowMs: 1000 },
+    { id: `${id}:m`, limit: limits.perMinute, windowMs: 60_000 },
+  ];
+}
+
+/**
+ * Per-key limits (GCRA buckets of one second and one minute, gcra.ts), and those of the key's grant (the
+ * operator-made key above a key that an account made itself), with the contract's headers:
+ * `RateLimit-Remaining` is what the tighter bucket still admits (-1 when refused), `RateLimit-Reset` the
+ * seconds until that bucket is full again (when refused: until the next request is admitted, as Retry-After).
+ */
 @Injectable()
 export class RateLimiter {
-  private readonly store: RateLimitStore;
-
-  constructor(config: AppConfig, @Inject(REDIS) redis: RedisClient) {
-    this.store = redis ? new RedisRateLimitStore(redis, config.redisPrefix) : new MemoryRateLimitStore();
-  }
+  constructor(private readonly store: RateLimitStore) {}
 
   async check(principal: Principal): Promise<RateLimitDecision> {
     const { perSecond, perMinute } = principal.rateLimit;
-    const counts = await this.store.hit(principal.keyId === null ? 'config-admin' : `key-${principal.keyId}`);
-    const secondLeft = perSecond - counts.second;
-    const minuteLeft = perMinute - counts.minute;
-    const resetSecond = Math.max(1, Math.ceil(counts.msLeftInSecond / 1000));
-    const resetMinute = Math.max(1, Math.ceil(counts.msLeftInMinute / 1000));
-    const allowed = secondLeft >= 0 && minuteLeft >= 0;
-    let reset: number;
-    if (!allowed) reset = minuteLeft < 0 ? resetMinute : resetSecond;
-    else reset = minuteLeft <= secondLeft ? resetMinute : resetSecond;
+    const id = principal.keyId === null ? 'config-admin' : `key-${principal.keyId}`;
+    const grant = principal.grant ? keyBuckets(`key-${principal.grant.keyId}`, principal.grant.rateLimit) : [];
+    const result = await this.store.take([...keyBuckets(id, principal.rateLimit), ...grant]);
+    const retryAfter = headerSeconds(result.retryAfterMs);
     return {
-      allowed,
-      retryAfter: reset,
+      allowed: result.allowed,
+      retryAfter,
       headers: {
         'RateLimit-Limit': `${perMinute}, ${perMinute};w=60, ${perSecond};w=1`,
-        'RateLimit-Remaining': String(allowed ? Math.min(secondLeft, minuteLeft) : -1),
-        'RateLimit-Reset': String(reset),
+        'RateLimit-Remaining': String(result.allowed ? Math.min(...result.buckets.map((b) => b.remaining)) : -1),
+        'RateLimit-Reset': String(result.allowed ? headerSeconds(tightest(result).resetMs) : retryAfter),
       },
     };
   }
+}
+
+/** The bucket with the fewest requests left; of equals, the one that takes longest to refill. */
+function tightest(result: TakeResult) {
+  return result.buckets.reduce((a, b) =>
+    b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a,
+  );
 }

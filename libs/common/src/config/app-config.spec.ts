@@ -16,6 +16,9 @@ describe('loadConfig', () => {
       fetchAllowHosts: [],
       rateLimitPerSecond: 4,
       rateLimitPerMinute: 120,
+      addressRateLimitPerSecond: 100,
+      addressRateLimitPerMinute: 3000,
+      authFailureLimitPerMinute: 30,
       logLevel: 'info',
     });
     expect(config.databaseKind).toBe('sqlite');

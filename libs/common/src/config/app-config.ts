@@ -49,6 +49,12 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   /** Default requests per minute per API key. */
   readonly rateLimitPerMinute: number;
+  /** Requests per second one client address may send, before authentication; 0: no limit. */
+  readonly addressRateLimitPerSecond: number;
+  /** Requests per minute one client address may send, before authentication; 0: no limit. */
+  readonly addressRateLimitPerMinute: number;
+  /** Requests answered 401 or 403 that one client address may cause per minute; 0: no limit. */
+  readonly authFailureLimitPerMinute: number;
   /** Largest accepted JSON request body, in bytes. */
   readonly maxJsonBodyBytes: number;
   /** Deepest nesting of objects and arrays a JSON body (or the upload's `data` part) may have; the body is 1. */
@@ -296,6 +302,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     fetchAllowHosts: parseAllowHosts(read, read.string('FETCH_ALLOW_HOSTS')),
     rateLimitPerSecond: read.integer('RATE_LIMIT_PER_SECOND', 4, 1, 1_000_000),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 120, 1, 60_000_000),
+    addressRateLimitPerSecond: read.integer('ADDRESS_RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
+    addressRateLimitPerMinute: read.integer('ADDRESS_RATE_LIMIT_PER_MINUTE', 3000, 0, 60_000_000),
+    authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 0, 60_000_000),
     maxJsonBodyBytes: read.integer('MAX_JSON_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     maxJsonDepth: read.integer('MAX_JSON_DEPTH', 32, 8, 256),
     headersTimeoutMs,

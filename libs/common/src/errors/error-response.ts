@@ -116,7 +116,8 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   };
   return {
     status: exception.status,
-    body: exception.codeName === 'RATE_LIMITED' ? { detail: body } : body,
+    // The contract wraps every 429, whichever limit refused the request.
+    body: exception.status === 429 ? { detail: body } : body,
     headers: exception.headers,
     internal: false,
   };

@@ -33,10 +33,22 @@ export class ApiKeyEntity {
   @Column({ type: 'simple-array' })
   scopes: Scope[];
 
+  /**
+   * For a key that an account's own admin key created: the operator-made key above it, whose rate limits it
+   * shares, so that an account cannot multiply its limits by making keys. Null for keys an operator made.
+   */
+  @Column({ name: 'grant_key_id', type: 'integer', nullable: true })
+  grantKeyId: number | null;
+
+  @ManyToOne(() => ApiKeyEntity)
+  @JoinColumn({ name: 'grant_key_id' })
+  grant?: ApiKeyEntity | null;
+
   /** Calls the key may make in all; null is unlimited. */
   @Column({ type: 'integer', nullable: true })
   quota: number | null;
 
+  /** Calls made, plus the calls handed to keys that this key created (they come out of its quota). */
   @Column({ name: 'calls_used', type: 'integer', default: 0 })
   callsUsed: number;
 
@@ -59,4 +71,9 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', nullable: true, type: Date })
   revokedAt: Date | null;
+
+  /** True on the admin key a first start created, null on every other: the unique index admits one. */
+  @Index('IDX_api_keys_bootstrap', { unique: true })
+  @Column({ type: 'boolean', nullable: true })
+  bootstrap: boolean | null;
 }

@@ -1,6 +1,8 @@
 import { AccountsAndKeys1763800000000 } from './1763800000000-accounts-and-keys';
 import { Storages1763900000000 } from './1763900000000-storages';
 import { EditTasks1764000000000 } from './1764000000000-edit-tasks';
+import { BootstrapKeyMarker1764200000000 } from './1764200000000-bootstrap-key-marker';
+import { KeyGrants1764200000001 } from './1764200000001-key-grants';
 import { WebhookSecrets1764300000000 } from './1764300000000-webhook-secrets';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
@@ -8,5 +10,7 @@ export const MIGRATIONS = [
   AccountsAndKeys1763800000000,
   Storages1763900000000,
   EditTasks1764000000000,
+  BootstrapKeyMarker1764200000000,
+  KeyGrants1764200000001,
   WebhookSecrets1764300000000,
 ];

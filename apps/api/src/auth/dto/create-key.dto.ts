@@ -18,14 +18,24 @@ import { ACCOUNT_NAME_PATTERN, ACCOUNT_NAME_RULE, SCOPES, type Scope } from '@ap
 import type { CreateKeyInput } from '../keys.service';
 
 export class RateLimitOverrideDto {
-  @ApiPropertyOptional({ description: 'Requests per second for this key.', minimum: 1, maximum: 1_000_000 })
+  @ApiPropertyOptional({
+    description:
+      "Requests per second for this key. Unless an operator creates the key: at most the creating key's own limit (else 403, code 114, at `rate_limit.per_second`); absent: the creating key's setting.",
+    minimum: 1,
+    maximum: 1_000_000,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   per_second?: number;
 
-  @ApiPropertyOptional({ description: 'Requests per minute for this key.', minimum: 1, maximum: 60_000_000 })
+  @ApiPropertyOptional({
+    description:
+      "Requests per minute for this key. Unless an operator creates the key: at most the creating key's own limit (else 403, code 114, at `rate_limit.per_minute`); absent: the creating key's setting.",
+    minimum: 1,
+    maximum: 60_000_000,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -46,7 +56,11 @@ export class CreateKeyDto {
   @IsIn(SCOPES, { each: true })
   scopes: Scope[];
 
-  @ApiPropertyOptional({ description: 'Calls the key may make in all; absent means unlimited.', minimum: 1 })
+  @ApiPropertyOptional({
+    description:
+      "Calls the key may make in all; absent means unlimited. Operators (the `default` account's admin keys, `ADMIN_API_KEY`, the keys CLI) grant any quota. Any other creating key that has a quota must give the new key one, at most its own calls left, and those calls move to the new key: its `calls_used` grows by them (else 403, code 114, at `quota`).",
+    minimum: 1,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -64,7 +78,11 @@ export class CreateKeyDto {
   @Matches(ACCOUNT_NAME_PATTERN, { message: ACCOUNT_NAME_RULE })
   account?: string;
 
-  @ApiPropertyOptional({ description: 'Per-key override of the rate limits.', type: RateLimitOverrideDto })
+  @ApiPropertyOptional({
+    description:
+      "Per-key override of the rate limits. A key that an account's own admin key creates also counts against the rate limits of the operator-made key above it (`grant_key_id`), so more keys do not mean more requests.",
+    type: RateLimitOverrideDto,
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => RateLimitOverrideDto)

@@ -36,11 +36,21 @@ export class KeyResponseDto {
   @ApiProperty({ nullable: true, type: Number, description: 'Calls allowed in all, or null for unlimited.' })
   quota: number | null;
 
-  @ApiProperty()
+  @ApiProperty({
+    description: 'Calls made, plus the calls handed to keys that this key created (taken from its quota).',
+  })
   calls_used: number;
 
   @ApiProperty({ type: RateLimitResponseDto })
   rate_limit: RateLimitResponseDto;
+
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description:
+      "For a key that an account's own admin key created: the operator-made key whose rate limits it also counts against. Null for keys an operator made.",
+  })
+  grant_key_id: number | null;
 
   @ApiProperty()
   revoked: boolean;
@@ -67,6 +77,7 @@ export function toKeyResponse(entity: ApiKeyEntity, account: string): KeyRespons
     quota: entity.quota,
     calls_used: entity.callsUsed,
     rate_limit: { per_second: entity.rateLimitPerSecond, per_minute: entity.rateLimitPerMinute },
+    grant_key_id: entity.grantKeyId,
     revoked: entity.revoked,
     created_at: entity.createdAt.toISOString(),
     last_used_at: entity.lastUsedAt ? entity.lastUsedAt.toISOString() : null,
