@@ -175,7 +175,11 @@ describe('webhook deliveries', () => {
         expect(redirecting.deliveries).toHaveLength(1);
         expect(elsewhere.deliveries).toEqual([]);
         const log = worker ? worker.output() : app.logs.join('\n');
-        expect(log).toContain(`task ${task.id}: webhook not delivered: The webhook answered HTTP ${status}`);
+        expect(log).toMatch(
+          new RegExp(
+            `task ${task.id}: webhook http://127\\.0\\.0\\.1:\\d+/moved not delivered: The webhook answered HTTP ${status};`,
+          ),
+        );
       } finally {
         await redirecting.stop();
         await elsewhere.stop();

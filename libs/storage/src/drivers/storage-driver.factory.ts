@@ -39,7 +39,7 @@ export class StorageDriverFactory {
     const endpoint = (connection.parameters as Partial<BucketParameters>).endpoint;
     // Even where FETCH_ALLOW_HOSTS opens its address, the store that holds every account's temporary results
     // is not a tenant's storage.
-    if (endpoint !== undefined && this.internalEndpoints.has(endpointKey(endpoint))) {
+    if (typeof endpoint === 'string' && this.internalEndpoints.has(endpointKey(endpoint))) {
       throw ServiceException.validation({
         'parameters.endpoint': ["this endpoint is the service's own internal store; connect a store of your own"],
       });
