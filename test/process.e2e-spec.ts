@@ -100,7 +100,7 @@ describe('the built service as a new user starts it', () => {
     const missing = await runToEnd(KEYS_CLI, ['revoke', '999999'], env);
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('API key not found.');
-  });
+  }, 60_000); // six runs of the CLI, each starting Nest and the database: seconds each on a busy machine
 
   it('refuses to start with a bad configuration and lists every problem', async () => {
     const result = await runToEnd(API_MAIN, [], {
