@@ -1,4 +1,4 @@
-import { existsSync, utimesSync } from 'node:fs';
+import { existsSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,13 @@ describe('temporary bucket, embedded mode (local disk served by the API)', () =>
     expect(head.headers.get('content-length')).toBe(String(PNG.length));
     // Two results never share a name.
     expect((await bucket.put(PNG, 'png')).url).not.toBe(stored.url);
+  });
+
+  it('keeps the files in a folder only the service may open (DATA_DIR/temporary, mode 0700)', async () => {
+    await bucket.put(PNG, 'png');
+    for (const dir of [app.config.dataDir, join(app.config.dataDir, TEMPORARY_FOLDER)]) {
+      expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    }
   });
 
   it.each([

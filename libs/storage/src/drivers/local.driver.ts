@@ -47,7 +47,7 @@ export class LocalDriver implements StorageDriver {
 
   async write(path: string, body: Readable | Buffer, _options?: StorageWriteOptions): Promise<StorageWriteResult> {
     const file = this.file(path);
-    await mkdir(dirname(file), { recursive: true });
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
     const partial = join(dirname(file), `.${randomBytes(8).toString('hex')}${PARTIAL}`);
     try {
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(partial, { mode: 0o600 }));
@@ -102,7 +102,7 @@ export class LocalDriver implements StorageDriver {
   }
 
   async check(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
   }
 
   close(): void {}

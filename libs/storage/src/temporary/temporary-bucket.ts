@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig, mediaTypeOfExtension, ServiceException } from '@app/common';
+import { AppConfig, ensureDataDir, mediaTypeOfExtension, ServiceException } from '@app/common';
 import { LocalDriver } from '../drivers/local.driver';
 import { S3Driver } from '../drivers/s3.driver';
 import type { StorageReadResult } from '../drivers/storage-driver';
@@ -51,7 +51,13 @@ export class TemporaryBucket implements OnApplicationShutdown {
           secretKey: bucket.secretKey,
           defaultCredentials: true,
         })
-      : new LocalDriver(join(config.dataDir, TEMPORARY_FOLDER));
+      : this.localDriver(config.dataDir);
+  }
+
+  /** Results on local disk, inside DATA_DIR (0700 even when the database is elsewhere). */
+  private localDriver(dataDir: string): LocalDriver {
+    ensureDataDir(dataDir);
+    return new LocalDriver(join(dataDir, TEMPORARY_FOLDER));
   }
 
   get ttlMs(): number {
