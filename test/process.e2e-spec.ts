@@ -100,6 +100,10 @@ describe('the built service as a new user starts it', () => {
     const missing = await runToEnd(KEYS_CLI, ['revoke', '999999'], env);
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('API key not found.');
+    // ids are 32-bit in the database (PostgreSQL `integer`): a larger one is a usage error, not a database error
+    const huge = await runToEnd(KEYS_CLI, ['revoke', '99999999999'], env);
+    expect(huge.code).toBe(1);
+    expect(huge.output).toContain('a key id is at most 2147483647');
   }, 60_000); // six runs of the CLI, each starting Nest and the database: seconds each on a busy machine
 
   it('refuses to start with a bad configuration and lists every problem', async () => {

@@ -9,6 +9,7 @@ import {
   ConfigModule,
   flattenValidationErrors,
   loadConfig,
+  MAX_ID,
   ServiceException,
   type AppConfig,
 } from '@app/common';
@@ -130,6 +131,7 @@ async function run(argv: string[]): Promise<void> {
       : undefined;
   const listQuery = command === 'list' ? validated(ListKeysQueryDto, { account: values.account }) : undefined;
   const revokeId = command === 'revoke' ? positiveInt('id', rest[0]) : undefined;
+  if (revokeId !== undefined && revokeId > MAX_ID) throw new UsageError(`a key id is at most ${MAX_ID}`);
   if (command === 'revoke' && revokeId === undefined) throw new UsageError('revoke needs the key id');
 
   const config = loadConfig();
