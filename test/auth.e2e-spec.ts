@@ -36,11 +36,23 @@ describe('API keys, scopes and quotas', () => {
     expect(empty.body).toEqual(AUTH_REQUIRED);
   });
 
-  it('answers an unknown key, or a malformed header, with 401 "111"', async () => {
-    for (const authorization of ['Bearer sk_unknown_0000000000000000000000000000', 'Basic dXNlcjpwYXNz', 'Bearer']) {
+  it('answers an unknown key with 401 "111"', async () => {
+    const res = await call(t.url, 'GET', '/v1/keys', {
+      headers: { authorization: 'Bearer sk_unknown_0000000000000000000000000000' },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ ...AUTH_REQUIRED, error_message: 'The API key is unknown or revoked.' });
+  });
+
+  it('answers a header without the Bearer scheme with 401 "111" that says how to send the key', async () => {
+    for (const authorization of [t.adminKey, 'Basic dXNlcjpwYXNz', 'Bearer', `Token ${t.adminKey}`]) {
       const res = await call(t.url, 'GET', '/v1/keys', { headers: { authorization } });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ ...AUTH_REQUIRED, error_message: 'The API key is unknown or revoked.' });
+      expect(res.body).toEqual({
+        ...AUTH_REQUIRED,
+        error_message: 'Send the API key as "Authorization: Bearer <key>".',
+      });
+      expect(res.text).not.toContain(t.adminKey);
     }
   });
 

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { AppConfig } from '@app/common';
 
@@ -26,8 +27,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
 }
 
-/** Swagger UI at /docs (bearer auth) and the document at /docs/openapi.json. */
-export function setupOpenApi(app: INestApplication, config: AppConfig): void {
+/** Swagger UI at /docs (bearer auth), the document at /docs/openapi.json, and `/` leading to the UI. */
+export function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
+  // A browser pointed at the service's address finds the API's own documentation.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get('/', (_request, reply) => reply.redirect('/docs', 302));
   const document = buildOpenApiDocument(app);
   document.servers = [{ url: config.publicBaseUrl }];
   SwaggerModule.setup('docs', app, document, {
