@@ -253,6 +253,8 @@ describe('damaged and oversized inputs', () => {
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({ error_code: '1603', error_type: 'image' });
       expect(response.body.error_message).toMatch(/100000 x 100000/);
+      // the setting that changes it, for the operator a user will ask
+      expect(response.body.error_message).toMatch(/MAX_INPUT_PIXELS/);
       expect(response.body.error_details.input).toEqual([expect.stringMatching(String(MAX_PIXELS))]);
       // Decoding 10^10 pixels would take gigabytes and minutes; the header alone takes neither.
       expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);

@@ -7,7 +7,8 @@ export function toImageError(error: unknown): unknown {
     return new ServiceException('IMAGE_UNSUPPORTED', undefined, { input: [error.message] });
   }
   if (error instanceof PixelLimitError) {
-    return new ServiceException('IMAGE_TOO_LARGE', `${error.message}.`.replace(/\.\.$/, '.'), {
+    const message = `${error.message.replace(/\.$/, '')}; an operator can raise the limit with MAX_INPUT_PIXELS.`;
+    return new ServiceException('IMAGE_TOO_LARGE', message.charAt(0).toUpperCase() + message.slice(1), {
       input: [error.message],
     });
   }
