@@ -195,4 +195,22 @@ describe('uploads', () => {
       expect(((await response.json()) as any).error_code).toBe('9005');
     }
   });
+
+  it('tells a client that sends the image itself, or JSON, to the upload route to use multipart', async () => {
+    for (const [type, body] of [
+      ['image/png', await quadrantsImage({ format: 'png' })],
+      ['application/octet-stream', Buffer.from('raw bytes')],
+      ['application/json', Buffer.from(JSON.stringify({ input: images.url('/shallow.png') }))],
+    ] as const) {
+      const response = await call(app.url, 'POST', '/v1/image/edit/upload', {
+        key: app.adminKey,
+        rawBody: body,
+        headers: { 'content-type': type },
+      });
+      expect(response.status, type).toBe(415);
+      expect(response.body).toMatchObject({ error_code: '9005', error_type: 'general' });
+      expect(response.body.error_message, type).toMatch(/multipart\/form-data with a `file` part/);
+      expect(response.body.error_message, type).toMatch(/POST JSON to \/v1\/image\/edit/);
+    }
+  });
 });

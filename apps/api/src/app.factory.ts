@@ -19,7 +19,7 @@ import {
 } from '@app/common';
 import { ApiModule } from './api.module';
 import { UPLOAD_ROUTE } from './image-edit/image-edit.controller';
-import { uploadLimits } from './image-edit/read-upload';
+import { notMultipart, uploadLimits } from './image-edit/read-upload';
 import { ClientErrorResponder, requestTimeouts } from './http/client-errors';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
@@ -79,6 +79,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });
+  // The upload route takes multipart only: say so before a content-type parser answers with JSON's advice.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const multipartType = /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
+    if (request.routeOptions.url === UPLOAD_ROUTE && !multipartType) {
+      done(notMultipart());
+      return;
+    }
+    done();
+  });
   fastify.addHook('preValidation', (request, reply, done) => {
     if (request.isMultipart() && request.routeOptions.url !== UPLOAD_ROUTE) {
       done(new ServiceException('UNSUPPORTED_MEDIA_TYPE'));

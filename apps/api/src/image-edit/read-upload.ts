@@ -27,12 +27,7 @@ export async function readUpload(
   maxJsonDepth: number,
   admit?: (declaredBytes: number | undefined) => Promise<void>,
 ): Promise<Upload> {
-  if (!request.isMultipart()) {
-    throw new ServiceException(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Send multipart/form-data with a `file` part and a `data` part.',
-    );
-  }
+  if (!request.isMultipart()) throw notMultipart();
   const length = request.headers['content-length'];
   await admit?.(length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined);
   try {
@@ -86,4 +81,16 @@ function uploadError(error: unknown): unknown {
     return new ServiceException('BAD_REQUEST', 'The multipart body is malformed.');
   }
   return error;
+}
+
+/**
+ * The upload route's 415: an image sent as the raw body (`image/jpeg`, `application/octet-stream`) or JSON sent
+ * here is told what this route takes, before any content-type parser would answer with JSON's advice.
+ */
+export function notMultipart(): ServiceException {
+  return new ServiceException(
+    'UNSUPPORTED_MEDIA_TYPE',
+    'Send multipart/form-data with a `file` part (the image) and a `data` part (the edit request as JSON); ' +
+      'to edit an image by URL or storage reference, POST JSON to /v1/image/edit.',
+  );
 }
