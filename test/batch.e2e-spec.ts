@@ -108,7 +108,13 @@ describe('POST /v1/image/edit/batch', () => {
       object_key: 'flat/red.jpg',
       object_bucket: OUT,
       service_storage_uri: 'storage://out/flat/red.jpg',
+      claid_storage_uri: 'storage://out/flat/red.jpg',
     });
+    // Both names of the result's storage reference, for the API family's existing clients: always equal.
+    for (const { output_object: output } of task.results) {
+      expect(output.claid_storage_uri).toMatch(/^storage:\/\/out\/flat\//);
+      expect(output.claid_storage_uri).toBe(output.service_storage_uri);
+    }
   });
 
   it('keeps sub-folder paths with recursive, in the asked format', async () => {

@@ -1,5 +1,5 @@
 import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
-import type { ImageInfo, OutputImageInfo } from '../image-info';
+import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
@@ -46,6 +46,12 @@ function inputOf(item: EditTaskItemEntity): TaskInputInfo {
   return item.inputInfo ? { ...(item.inputInfo as unknown as ImageInfo), input: item.input } : unreadInput(item.input);
 }
 
+/** The stored output, with the storage reference under both names (results stored before the alias included). */
+function outputOf(item: EditTaskItemEntity): OutputImageInfo {
+  const output = item.outputInfo as unknown as OutputImageInfo;
+  return output.service_storage_uri ? { ...output, ...storageUriFields(output.service_storage_uri) } : output;
+}
+
 export function taskView(
   task: EditTaskEntity,
   items: EditTaskItemEntity[],
@@ -54,7 +60,7 @@ export function taskView(
 ): TaskView {
   const results = items
     .filter((item) => item.status === 'DONE')
-    .map((item) => ({ input_object: inputOf(item), output_object: item.outputInfo as unknown as OutputImageInfo }));
+    .map((item) => ({ input_object: inputOf(item), output_object: outputOf(item) }));
   const errors: TaskError[] = items
     .filter((item) => item.status === 'FAILED')
     .map((item) => ({
