@@ -7,7 +7,7 @@ import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
-import { startWorkerFor, waitForTask } from './helpers/tasks';
+import { FINAL, startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
@@ -108,7 +108,13 @@ describe('POST /v1/image/edit/batch', () => {
       object_key: 'flat/red.jpg',
       object_bucket: OUT,
       service_storage_uri: 'storage://out/flat/red.jpg',
+      claid_storage_uri: 'storage://out/flat/red.jpg',
     });
+    // Both names of the result's storage reference, for the API family's existing clients: always equal.
+    for (const { output_object: output } of task.results) {
+      expect(output.claid_storage_uri).toMatch(/^storage:\/\/out\/flat\//);
+      expect(output.claid_storage_uri).toBe(output.service_storage_uri);
+    }
   });
 
   it('keeps sub-folder paths with recursive, in the asked format', async () => {
@@ -159,6 +165,19 @@ describe('POST /v1/image/edit/batch', () => {
       'storage://in/mixed/good-2.png',
     ]);
     expect(await keys(OUT, 'mixed/')).toEqual(['mixed/good-1.jpg', 'mixed/good-2.jpg']);
+  });
+
+  it('names what it can of a failed input from its name: format and mime by extension, empty when unknown', async () => {
+    const task = await runBatch({
+      input: ['storage://in/shoes/missing.png', 'storage://in/shoes/missing.JPEG', 'storage://in/shoes/missing.xyz'],
+      output: 'storage://out/missing/',
+    });
+    expect(task.status).toBe('ERROR');
+    expect(task).not.toHaveProperty('result');
+    const byInput = Object.fromEntries(task.errors.map((e: any) => [e.input_object.input, e.input_object]));
+    expect(byInput['storage://in/shoes/missing.png']).toMatchObject({ format: 'png', mime: 'image/png', ext: 'png' });
+    expect(byInput['storage://in/shoes/missing.JPEG']).toMatchObject({ format: 'jpeg', mime: 'image/jpeg' });
+    expect(byInput['storage://in/shoes/missing.xyz']).toMatchObject({ format: '', mime: '', ext: 'xyz' });
   });
 
   it('ends in ERROR when the folder is missing', async () => {
@@ -226,6 +245,33 @@ describe('POST /v1/image/edit/async', () => {
     });
     const meta = await sharp(await read(OUT, 'async/red.png')).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 100, 50]);
+  });
+
+  it('shows result as {} (never null) while ACCEPTED or PROCESSING and after a failure', async () => {
+    const res = await api().post('/v1/image/edit/async', {
+      input: 'storage://in/shoes/missing.png',
+      output: { destination: 'storage://out/async/' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.status).toBe('ACCEPTED');
+    expect(res.body.data.result).toEqual({});
+    const path = `/v1/image/edit/async/${res.body.data.id}`;
+    let task: Record<string, any> = res.body.data;
+    for (let i = 0; i < 600 && !FINAL.includes(task.status); i += 1) {
+      expect(task.result, task.status).toEqual({});
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      task = (await api().get(path)).body.data;
+    }
+    expect(task.status).toBe('ERROR');
+    expect(task.result).toEqual({});
+    expect(task.errors[0].input_object).toMatchObject({
+      input: 'storage://in/shoes/missing.png',
+      ext: 'png',
+      format: 'png',
+      mime: 'image/png',
+      width: 0,
+      height: 0,
+    });
   });
 
   it('validates like the edit route', async () => {

@@ -141,6 +141,7 @@ describe('input from a storage, output to a storage file', () => {
       object_bucket: 'photos',
       object_uri: 's3://photos/shop/out/result.webp',
       service_storage_uri: 'storage://media/out/result.webp',
+      claid_storage_uri: 'storage://media/out/result.webp',
     });
     await expectStored('photos', 'shop/out/result.webp', response.body.data.output);
   });
@@ -195,6 +196,7 @@ describe('input from a storage, output to a storage file', () => {
       object_bucket: 'exports',
       object_uri: 's3://exports/edited/shoe.png',
       service_storage_uri: 'storage://plain/edited/shoe.png',
+      claid_storage_uri: 'storage://plain/edited/shoe.png',
       width: 64,
       height: 48,
     });
@@ -229,6 +231,7 @@ describe('output to a storage folder: the input base name with the new extension
       object_bucket: 'photos',
       object_uri: 's3://photos/shop/out/photo.png',
       service_storage_uri: 'storage://media/out/photo.png',
+      claid_storage_uri: 'storage://media/out/photo.png',
     });
     await expectStored('photos', 'shop/out/photo.png', response.body.data.output);
   });
@@ -240,6 +243,7 @@ describe('output to a storage folder: the input base name with the new extension
       format: 'jpeg',
       object_key: 'same/photo.jpg',
       service_storage_uri: 'storage://plain/same/photo.jpg',
+      claid_storage_uri: 'storage://plain/same/photo.jpg',
     });
     await expectStored('exports', 'same/photo.jpg', response.body.data.output);
   });
@@ -254,6 +258,7 @@ describe('output to a storage folder: the input base name with the new extension
       object_key: 'red shoe.webp',
       object_uri: 's3://exports/red shoe.webp',
       service_storage_uri: 'storage://plain/red shoe.webp',
+      claid_storage_uri: 'storage://plain/red shoe.webp',
     });
     await expectStored('exports', 'red shoe.webp', response.body.data.output);
   });
@@ -269,6 +274,7 @@ describe('output to a storage folder: the input base name with the new extension
       format: 'avif',
       object_key: 'shop/from-url/blue boot.final.avif',
       service_storage_uri: 'storage://media/from-url/blue boot.final.avif',
+      claid_storage_uri: 'storage://media/from-url/blue boot.final.avif',
     });
     await expectStored('photos', 'shop/from-url/blue boot.final.avif', response.body.data.output);
   });
@@ -299,6 +305,7 @@ describe('output to a storage folder: the input base name with the new extension
       object_bucket: 'photos',
       object_uri: 's3://photos/shop/uploads/sneaker.webp',
       service_storage_uri: 'storage://media/uploads/sneaker.webp',
+      claid_storage_uri: 'storage://media/uploads/sneaker.webp',
     });
     await expectStored('photos', 'shop/uploads/sneaker.webp', body.data.output);
   });
@@ -432,6 +439,7 @@ describe("another account's storages", () => {
       object_key: 'acme/out/photo.png',
       object_bucket: 'exports',
       service_storage_uri: 'storage://media/out/photo.png',
+      claid_storage_uri: 'storage://media/out/photo.png',
     });
     await expectStored('exports', 'acme/out/photo.png', response.body.data.output);
     // The default account's storage of the same name still reads its own bucket.

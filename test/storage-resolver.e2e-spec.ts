@@ -168,6 +168,25 @@ describe('StorageResolver', () => {
     });
   });
 
+  it('answers an unknown or malformed storage reference over HTTP as a validation error (1306) at the field', async () => {
+    const api = client(app.url, app.adminKey);
+    for (const [body, field, message] of [
+      [{ input: 'storage://nowhere/a.jpg' }, 'input', /names storage "nowhere", which does not exist/],
+      [
+        { input: 'storage://assets/a.jpg', output: 'storage://nowhere/out/' },
+        'output.destination',
+        /names storage "nowhere", which does not exist/,
+      ],
+    ] as const) {
+      const res = await api.post('/v1/image/edit', { ...body, operations: { resizing: { width: 100 } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body).toMatchObject({ error_code: '1306', error_type: 'validation' });
+      expect(res.body.error_message).toMatch(message);
+      expect(Object.keys(res.body.error_details)).toEqual([field]);
+      expect(res.body.error_details[field]).toEqual([expect.stringMatching(message)]);
+    }
+  });
+
   describe('web folders', () => {
     let server: Server;
     let base: string;

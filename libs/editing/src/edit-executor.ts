@@ -20,7 +20,7 @@ import { EditAdmission, type InputHold } from './admission/edit-admission';
 import type { EditRequest } from './edit-request';
 import { assertImplemented, planEdit } from './edit-planner';
 import { toImageError } from './image-errors';
-import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
+import { imageInfo, storageUriFields, type ImageInfo, type OutputImageInfo } from './image-info';
 
 /** An input image in memory with the name its results take in folders. */
 export interface EditSource {
@@ -191,7 +191,7 @@ export class EditExecutor {
       object_key: written.key,
       ...(written.bucket !== undefined && { object_bucket: written.bucket }),
       object_uri: written.uri,
-      service_storage_uri: `storage://${destination.storage.name}/${written.path}`,
+      ...storageUriFields(`storage://${destination.storage.name}/${written.path}`),
     };
   }
 }

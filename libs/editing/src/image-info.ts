@@ -15,8 +15,8 @@ export interface ImageInfo {
 
 /**
  * OutputImageInfo: ImageInfo plus where the result is. Temporary bucket: `tmp_url`. A storage destination:
- * `tmp_url` empty, `object_key`, `object_bucket` (where the store has buckets), `object_uri` and
- * `service_storage_uri` filled.
+ * `tmp_url` empty, `object_key`, `object_bucket` (where the store has buckets), `object_uri`,
+ * `service_storage_uri` and its alias `claid_storage_uri` filled.
  */
 export interface OutputImageInfo extends ImageInfo {
   tmp_url: string;
@@ -24,6 +24,15 @@ export interface OutputImageInfo extends ImageInfo {
   object_bucket?: string;
   object_uri?: string;
   service_storage_uri?: string;
+  /** The same value as `service_storage_uri`, under the name the API family's existing clients read. */
+  claid_storage_uri?: string;
+}
+
+/** The one place that names a written result as a storage reference: both fields, always the same value. */
+export function storageUriFields(
+  uri: string,
+): Required<Pick<OutputImageInfo, 'service_storage_uri' | 'claid_storage_uri'>> {
+  return { service_storage_uri: uri, claid_storage_uri: uri };
 }
 
 export function imageInfo(format: ImageMediaType, width: number, height: number): ImageInfo {

@@ -67,10 +67,12 @@ export const ErrorCodes = define({
     type: 'storage',
     message: 'The storage object cannot be fetched.',
   },
+  // A request field names something that is not a storage reference of the account: a validation error for clients
+  // that switch on `error_type`; the code stays 1306 for clients that switch on it (docs/errors.md).
   STORAGE_REFERENCE_INVALID: {
     code: '1306',
     status: 422,
-    type: 'storage',
+    type: 'validation',
     message: 'The storage reference is not valid.',
   },
   STORAGE_BACKEND_FAILED: {

@@ -1,5 +1,6 @@
+import { mediaTypeOfExtension } from '@app/common';
 import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
-import type { ImageInfo, OutputImageInfo } from '../image-info';
+import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
@@ -27,7 +28,8 @@ export interface TaskView {
   progress: { total: number; done: number; failed: number };
   errors: TaskError[];
   results: TaskResult[];
-  result?: TaskResult | null;
+  /** Asynchronous edits only: the one result once done, `{}` until then and on failure (never null). */
+  result?: TaskResult | Record<string, never>;
 }
 
 /** The route of a task of each kind, below the public base URL. */
@@ -35,15 +37,25 @@ export function taskPath(task: Pick<EditTaskEntity, 'id' | 'kind'>): string {
   return task.kind === 'batch' ? `/v1/image/edit/batch/${task.id}` : `/v1/image/edit/async/${task.id}`;
 }
 
-/** An input whose header was never read: what its name says, sizes 0. */
+/**
+ * An input whose header was never read: what its name says (its extension, and the format and MIME type the
+ * media-type table gives that extension, empty when it names none), sizes 0.
+ */
 function unreadInput(input: string): TaskInputInfo {
   const name = input.split('?')[0].split('/').pop() ?? '';
   const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
-  return { ext, mps: 0, mime: '', format: '', width: 0, height: 0, input };
+  const known = ext ? mediaTypeOfExtension(ext) : undefined;
+  return { ext, mps: 0, mime: known?.mime ?? '', format: known?.type ?? '', width: 0, height: 0, input };
 }
 
 function inputOf(item: EditTaskItemEntity): TaskInputInfo {
   return item.inputInfo ? { ...(item.inputInfo as unknown as ImageInfo), input: item.input } : unreadInput(item.input);
+}
+
+/** The stored output, with the storage reference under both names (results stored before the alias included). */
+function outputOf(item: EditTaskItemEntity): OutputImageInfo {
+  const output = item.outputInfo as unknown as OutputImageInfo;
+  return output.service_storage_uri ? { ...output, ...storageUriFields(output.service_storage_uri) } : output;
 }
 
 export function taskView(
@@ -54,7 +66,7 @@ export function taskView(
 ): TaskView {
   const results = items
     .filter((item) => item.status === 'DONE')
-    .map((item) => ({ input_object: inputOf(item), output_object: item.outputInfo as unknown as OutputImageInfo }));
+    .map((item) => ({ input_object: inputOf(item), output_object: outputOf(item) }));
   const errors: TaskError[] = items
     .filter((item) => item.status === 'FAILED')
     .map((item) => ({
@@ -79,7 +91,7 @@ export function taskView(
     progress: { total: counts.total, done: counts.done, failed: counts.failed },
     errors,
     results,
-    ...(task.kind === 'async' && { result: results[0] ?? null }),
+    ...(task.kind === 'async' && { result: results[0] ?? {} }),
   };
 }
 

@@ -20,6 +20,15 @@ export class TaskResultDto implements TaskResult {
   output_object: OutputImageInfoDto;
 }
 
+/** An asynchronous edit's `result`: both members once done, none (`{}`) until then and on failure. */
+export class TaskAsyncResultDto implements Partial<TaskResult> {
+  @ApiPropertyOptional({ type: TaskInputInfoDto, description: 'Present once the edit is done.' })
+  input_object?: TaskInputInfoDto;
+
+  @ApiPropertyOptional({ type: OutputImageInfoDto, description: 'Present once the edit is done.' })
+  output_object?: OutputImageInfoDto;
+}
+
 export class TaskErrorDto implements TaskError {
   @ApiProperty({ example: 'The input image cannot be decoded: ...' })
   error: string;
@@ -75,9 +84,10 @@ export class TaskDto implements TaskView {
   results: TaskResultDto[];
 
   @ApiPropertyOptional({
-    type: TaskResultDto,
-    nullable: true,
-    description: 'Asynchronous edits only: the one result, once done.',
+    type: TaskAsyncResultDto,
+    default: {},
+    description:
+      'Asynchronous edits only: the one result once done; `{}` while ACCEPTED or PROCESSING and when the edit failed (never null). Batch tasks have no `result`: their answer is `results`.',
   })
-  result?: TaskResultDto | null;
+  result?: TaskResultDto | Record<string, never>;
 }

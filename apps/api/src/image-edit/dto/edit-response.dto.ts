@@ -43,6 +43,13 @@ export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo 
 
   @ApiPropertyOptional({ description: 'The result as a reference to your storage: `storage://<name>/<path>`.' })
   service_storage_uri?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Compatibility alias of `service_storage_uri`, for existing clients of the API family: always the same value, present when it is.',
+    example: 'storage://catalogue/out/shoe.jpg',
+  })
+  claid_storage_uri?: string;
 }
 
 export class EditResponseDto {
