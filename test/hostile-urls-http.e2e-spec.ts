@@ -170,7 +170,7 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(422);
       expect(res.body.error_details).toHaveProperty(['webhook_url']);
       if (res.body.error_code !== '9000') {
-        expect(res.body).toMatchObject({ error_code: '1404', error_type: 'general' });
+        expect(res.body).toMatchObject({ error_code: '1404', error_type: 'validation' });
         expect(res.body.error_details).toEqual({ webhook_url: [res.body.error_message] });
         expectRefusal(res.body.error_message, row, webhook);
       }

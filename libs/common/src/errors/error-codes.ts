@@ -89,7 +89,7 @@ export const ErrorCodes = define({
     type: 'general',
     message: 'The download is larger than the size limit.',
   },
-  WEBHOOK_URL_REFUSED: { code: '1404', status: 422, type: 'general', message: 'The webhook URL is not allowed.' },
+  WEBHOOK_URL_REFUSED: { code: '1404', status: 422, type: 'validation', message: 'The webhook URL is not allowed.' },
   TEMPORARY_NOT_FOUND: {
     code: '1501',
     status: 404,
