@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gradientJpeg } from './fixtures/images';
+import { cmykJpeg, gradientJpeg } from './fixtures/images';
 import { fetchResult } from './helpers/edit-client';
 import { call, client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
@@ -21,6 +21,7 @@ beforeAll(async () => {
   s3 = await startS3Server(['catalogue']);
   app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
   images.put('/photo.jpg', await gradientJpeg(200, 100));
+  images.put('/cmyk.jpg', await cmykJpeg());
 });
 
 afterAll(async () => {
@@ -202,5 +203,50 @@ describe('null for an optional member', () => {
     const patched = await api.patch(`/v1/storage/storages/${created.body.data.id}`, { parameters: { path: null } });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.data.parameters.path).toBeUndefined();
+  });
+});
+
+describe('object forms other clients write', () => {
+  /** The bytes of an edit of `/path`, which must succeed. */
+  async function rendered(path: string, operations: unknown, output: unknown): Promise<Buffer> {
+    const res = await client(app.url, app.adminKey).post('/v1/image/edit', {
+      input: images.url(path),
+      operations,
+      output,
+    });
+    expect(res.status, res.text).toBe(200);
+    return fetchResult(app, res.body.data.output.tmp_url);
+  }
+
+  it('fit {"type": "crop"} without crop is the centre crop', async () => {
+    const output = { format: 'png' };
+    const [typed, empty, named] = await Promise.all([
+      rendered('/photo.jpg', { resizing: { width: 80, height: 80, fit: { type: 'crop' } } }, output),
+      rendered('/photo.jpg', { resizing: { width: 80, height: 80, fit: {} } }, output),
+      rendered('/photo.jpg', { resizing: { width: 80, height: 80, fit: { type: 'crop', crop: 'center' } } }, output),
+    ]);
+    const meta = await sharp(typed).metadata();
+    expect([meta.width, meta.height]).toEqual([80, 80]);
+    expect(typed.equals(named)).toBe(true);
+    expect(empty.equals(named)).toBe(true);
+  });
+
+  it('metadata.color_space {"type": "RGB"} is "RGB": CMYK input leaves as sRGB', async () => {
+    const [object, name] = await Promise.all([
+      rendered('/cmyk.jpg', undefined, { format: 'jpeg', metadata: { color_space: { type: 'RGB' } } }),
+      rendered('/cmyk.jpg', undefined, { format: 'jpeg', metadata: { color_space: 'RGB' } }),
+    ]);
+    const meta = await sharp(object).metadata();
+    expect([meta.channels, meta.space]).toEqual([3, 'srgb']);
+    expect(object.equals(name)).toBe(true);
+  });
+
+  it('still refuses a profile on an RGB object', async () => {
+    const res = await client(app.url, app.adminKey).post('/v1/image/edit', {
+      input: images.url('/photo.jpg'),
+      output: { format: 'jpeg', metadata: { color_space: { type: 'RGB', color_profile: 'ISO_Coated' } } },
+    });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.error_details)).toEqual(['output.metadata.color_space.color_profile']);
   });
 });
