@@ -100,12 +100,6 @@ describe('422 for every invalid form, naming exactly the field, without download
       ['fit object with an unknown type', ops({ resizing: { width: 100, fit: { type: 'stretch' } } }), [`${FIT}.type`]],
       ['fit object {crop: "left"}', ops({ resizing: { width: 100, fit: { crop: 'left' } } }), [`${FIT}.crop`]],
       [
-        'fit object {type: "crop"} without crop',
-        ops({ resizing: { width: 100, fit: { type: 'crop' } } }),
-        [`${FIT}.crop`],
-      ],
-      ['fit object {} (crop without crop)', ops({ resizing: { width: 100, fit: {} } }), [`${FIT}.crop`]],
-      [
         'fit bounds with a crop member',
         ops({ resizing: { width: 100, fit: { type: 'bounds', crop: 'center' } } }),
         [`${FIT}.crop`],
@@ -457,9 +451,9 @@ describe('422 for every invalid form, naming exactly the field, without download
       ['color_space "LAB"', out({ metadata: { color_space: 'LAB' } }), ['output.metadata.color_space']],
       ['color_space "rgb" (case)', out({ metadata: { color_space: 'rgb' } }), ['output.metadata.color_space']],
       [
-        'color_space {type: "RGB"} (only CMYK has an object form)',
-        out({ metadata: { color_space: { type: 'RGB' } } }),
-        ['output.metadata.color_space.type'],
+        'color_space {type: "RGB"} with a profile (only CMYK has one)',
+        out({ metadata: { color_space: { type: 'RGB', color_profile: 'ISO_Coated' } } }),
+        ['output.metadata.color_space.color_profile'],
       ],
       [
         'color_space object with an unknown member',

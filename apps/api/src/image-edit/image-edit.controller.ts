@@ -18,7 +18,7 @@ import { EditResponseDto } from './dto/edit-response.dto';
 import { readUpload } from './read-upload';
 
 const ORDER =
-  'Operations run in this order: decode (EXIF orientation applied) -> restorations -> background -> padding -> resizing -> adjustments -> encode (format, metadata, colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h).';
+  'Operations run in this order: decode (EXIF orientation applied) -> restorations -> background -> padding -> resizing -> adjustments -> encode (format, metadata, colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.';
 
 /** The route of uploads: the one route that takes multipart bodies. */
 export const UPLOAD_ROUTE = '/v1/image/edit/upload';

@@ -57,11 +57,14 @@ async function readParts(request: FastifyRequest, maxJsonDepth: number): Promise
   return { ...file, data: data ?? {} };
 }
 
-/** A string is parsed; a part sent as application/json arrives parsed already. Both bounded as JSON bodies are. */
+/**
+ * A string is parsed; a part sent as application/json arrives parsed already. Both bounded as JSON bodies are, and
+ * `null` members are absent, as in them.
+ */
 function parseData(value: unknown, maxJsonDepth: number): unknown {
-  if (typeof value === 'object' && value !== null) return checkJsonBody(value, maxJsonDepth);
+  if (typeof value === 'object' && value !== null) return checkJsonBody(value, maxJsonDepth, { nullIsAbsent: true });
   if (typeof value !== 'string' || value.trim() === '') return {};
-  return parseJsonBody(value, maxJsonDepth, 'The `data` part is not valid JSON.');
+  return parseJsonBody(value, maxJsonDepth, 'The `data` part is not valid JSON.', { nullIsAbsent: true });
 }
 
 /** @fastify/multipart's and busboy's errors as the service's: 413 for size limits, 400 for malformed bodies. */

@@ -55,6 +55,15 @@ describe('parseJsonBody', () => {
 });
 
 describe('checkJsonBody', () => {
+  it('removes null members at every level with nullIsAbsent, and keeps array elements and other bodies', () => {
+    const body = { a: null, b: { c: null, d: [null, { e: null, f: 1 }] } };
+    expect(checkJsonBody(structuredClone(body), 32, { nullIsAbsent: true })).toEqual({ b: { d: [null, { f: 1 }] } });
+    expect(checkJsonBody(structuredClone(body), 32)).toEqual(body);
+    expect(parseJsonBody('{"x": null, "y": {"z": null}}', 32, undefined, { nullIsAbsent: true })).toEqual({ y: {} });
+    // A null member named after an inherited one is removed before it is judged.
+    expect(checkJsonBody({ constructor: null }, 32, { nullIsAbsent: true })).toEqual({});
+  });
+
   it('bounds an already parsed value (a multipart field) without recursion', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = { a: deep };

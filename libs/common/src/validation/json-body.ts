@@ -63,12 +63,22 @@ function pathOf(entry: Pending, key: string): string {
   return keys.reverse().join('.');
 }
 
+/** How a parsed body is read beyond the checks every body gets. */
+export interface JsonBodyOptions {
+  /**
+   * Removes every object member whose value is `null`, at any level (array elements stay): clients of the hosted
+   * API family send unset optional members as `null`, which means absent (CONTRACT.md). Off for PATCH bodies,
+   * where `null` removes a member.
+   */
+  nullIsAbsent?: boolean;
+}
+
 /**
  * Checks a parsed JSON value before any validator sees it: nesting at most `maxDepth` levels (400 `BODY_TOO_DEEP`)
  * and no member named after an inherited one, at any level (422 at its dotted path, as any unknown member).
- * Iterative, own members only. Returns the value.
+ * Iterative, own members only. With `nullIsAbsent`, members whose value is `null` are removed. Returns the value.
  */
-export function checkJsonBody<T>(value: T, maxDepth: number): T {
+export function checkJsonBody<T>(value: T, maxDepth: number, options: JsonBodyOptions = {}): T {
   if (typeof value !== 'object' || value === null) return value;
   const pending: Pending[] = [{ node: value, depth: 1 }];
   // No prototype: a path named `__proto__` must become a member, not replace the prototype.
@@ -80,7 +90,9 @@ export function checkJsonBody<T>(value: T, maxDepth: number): T {
     const array = Array.isArray(node);
     for (const key of array ? node.keys() : Object.keys(node)) {
       const child: unknown = (node as Record<string | number, unknown>)[key];
-      if (!array && INHERITED_NAMES.has(key as string)) {
+      if (!array && child === null && options.nullIsAbsent) {
+        delete (node as Record<string, unknown>)[key as string];
+      } else if (!array && INHERITED_NAMES.has(key as string)) {
         if (reported++ < MAX_REPORTED) details[pathOf(entry, key as string)] = [UNKNOWN_MEMBER];
       } else if (typeof child === 'object' && child !== null) {
         pending.push({ node: child, depth: depth + 1, key: String(key), parent: entry });
@@ -96,7 +108,12 @@ export function checkJsonBody<T>(value: T, maxDepth: number): T {
  * 400 `MALFORMED_BODY` (with `malformed` as the message, when given) for text that is not JSON, then
  * {@link checkJsonBody}. `__proto__` becomes an ordinary own member, refused there like any inherited name.
  */
-export function parseJsonBody(text: string, maxDepth: number, malformed?: string): unknown {
+export function parseJsonBody(
+  text: string,
+  maxDepth: number,
+  malformed?: string,
+  options: JsonBodyOptions = {},
+): unknown {
   if (nestsDeeperThan(text, maxDepth)) throw tooDeep(maxDepth);
   let value: unknown;
   try {
@@ -104,5 +121,5 @@ export function parseJsonBody(text: string, maxDepth: number, malformed?: string
   } catch {
     throw new ServiceException('MALFORMED_BODY', malformed);
   }
-  return checkJsonBody(value, maxDepth);
+  return checkJsonBody(value, maxDepth, options);
 }

@@ -61,6 +61,12 @@ describe('operations normalise', () => {
       { width: 10, fit: { type: 'crop', crop: 'center' } },
       { width: px(10), fit: CENTER_CROP },
     ],
+    [
+      'fit {type: crop} without crop: center',
+      { width: 10, fit: { type: 'crop' } },
+      { width: px(10), fit: CENTER_CROP },
+    ],
+    ['fit {} (crop without crop): center', { width: 10, fit: {} }, { width: px(10), fit: CENTER_CROP }],
     ['fit bounds object', { width: 10, fit: { type: 'bounds' } }, { width: px(10), fit: { type: 'bounds' } }],
     ['fit cover object', { width: 10, fit: { type: 'cover' } }, { width: px(10), fit: { type: 'cover' } }],
     ['fit canvas object', { width: 10, fit: { type: 'canvas' } }, { width: px(10), fit: { type: 'canvas' } }],
@@ -235,7 +241,6 @@ describe('operations refusals', () => {
     ['unknown fit name', { resizing: { width: 5, fit: 'stretch' } }, 'operations.resizing.fit'],
     ['fit as a number', { resizing: { width: 5, fit: 3 } }, 'operations.resizing.fit'],
     ['unknown fit type', { resizing: { width: 5, fit: { type: 'zoom' } } }, 'operations.resizing.fit.type'],
-    ['crop fit without crop', { resizing: { width: 5, fit: {} } }, 'operations.resizing.fit.crop'],
     ['crop position', { resizing: { width: 5, fit: { crop: 'left' } } }, 'operations.resizing.fit.crop'],
     [
       'feathering over 50%',

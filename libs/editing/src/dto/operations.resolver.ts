@@ -81,7 +81,7 @@ function fitOfName(name: FitType): Fit {
   return name === 'outpaint' ? { type: 'outpaint' } : { type: name };
 }
 
-/** `fit`: a name, or an object resolved by `type` (absent: crop). */
+/** `fit`: a name, or an object resolved by `type` (absent: crop); a crop fit without `crop` crops at the centre. */
 function readFit(raw: unknown, path: string, issues: Issues): Fit | undefined {
   if (absent(raw)) return DEFAULT_FIT;
   if (typeof raw === 'string' && (FIT_TYPES as readonly string[]).includes(raw)) return fitOfName(raw as FitType);
@@ -92,7 +92,7 @@ function readFit(raw: unknown, path: string, issues: Issues): Fit | undefined {
   const resolved = validateByType(raw, path, FIT_CLASSES, issues, 'crop');
   if (!resolved) return undefined;
   const { dto } = resolved;
-  if (dto instanceof CropFitDto) return { type: 'crop', crop: dto.crop };
+  if (dto instanceof CropFitDto) return { type: 'crop', crop: dto.crop ?? 'center' };
   if (dto instanceof BoxFitDto) return { type: dto.type };
   return compact({
     type: 'outpaint' as const,

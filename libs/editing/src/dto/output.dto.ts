@@ -41,7 +41,14 @@ export class CmykColorSpaceDto {
   color_profile?: CmykProfile;
 }
 
-@ApiExtraModels(CmykColorSpaceDto)
+/** `{"type": "RGB"}`: the same as `"RGB"`, for clients that write every colour space as an object. */
+export class RgbColorSpaceDto {
+  @ApiProperty({ enum: ['RGB'] })
+  @IsIn(['RGB'])
+  type: 'RGB';
+}
+
+@ApiExtraModels(CmykColorSpaceDto, RgbColorSpaceDto)
 export class OutputMetadataDto {
   @ApiPropertyOptional({
     type: 'integer',
@@ -55,14 +62,18 @@ export class OutputMetadataDto {
   dpi?: number;
 
   @ApiPropertyOptional({
-    oneOf: [{ type: 'string', enum: [...COLOR_SPACES] }, { $ref: getSchemaPath(CmykColorSpaceDto) }],
+    oneOf: [
+      { type: 'string', enum: [...COLOR_SPACES] },
+      { $ref: getSchemaPath(RgbColorSpaceDto) },
+      { $ref: getSchemaPath(CmykColorSpaceDto) },
+    ],
     description:
-      'Output colour space. `CMYK` (jpeg output only) converts with `ISO_Coated` unless a profile is named. When absent, RGB input leaves as RGB with an sRGB profile; CMYK and grey input keep their colour space and profile.',
+      'Output colour space. `CMYK` (jpeg output only) converts with `ISO_Coated` unless a profile is named. `{"type": "RGB"}` is `RGB`. When absent, RGB input leaves as RGB with an sRGB profile; CMYK and grey input keep their colour space and profile.',
     example: { type: 'CMYK', color_profile: 'USWeb_Coated' },
   })
   // A union: resolved by its discriminator and validated in output.resolver.ts.
   @Allow()
-  color_space?: ColorSpaceName | CmykColorSpaceDto;
+  color_space?: ColorSpaceName | RgbColorSpaceDto | CmykColorSpaceDto;
 }
 
 @ApiExtraModels(JpegOptionsDto, PngOptionsDto, WebpOptionsDto, AvifOptionsDto, TiffOptionsDto)

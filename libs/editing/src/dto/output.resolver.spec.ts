@@ -92,6 +92,11 @@ describe('output normalises', () => {
       { metadata: { dpi: 300, color_space: { type: 'RGB' } } },
     ],
     [
+      'an RGB object, as RGB',
+      { metadata: { color_space: { type: 'RGB' } } },
+      { metadata: { color_space: { type: 'RGB' } } },
+    ],
+    [
       'CMYK by name with jpeg',
       { format: 'jpeg', metadata: { color_space: 'CMYK' } },
       {
@@ -160,7 +165,11 @@ describe('output refusals', () => {
     ['dpi over 10000', { metadata: { dpi: 10001 } }, 'output.metadata.dpi'],
     ['fractional dpi', { metadata: { dpi: 72.5 } }, 'output.metadata.dpi'],
     ['an unknown colour space', { metadata: { color_space: 'LAB' } }, 'output.metadata.color_space'],
-    ['an RGB object', { metadata: { color_space: { type: 'RGB' } } }, 'output.metadata.color_space.type'],
+    [
+      'a profile on an RGB object',
+      { metadata: { color_space: { type: 'RGB', color_profile: 'ISO_Coated' } } },
+      'output.metadata.color_space.color_profile',
+    ],
     [
       'an unknown profile',
       { metadata: { color_space: { type: 'CMYK', color_profile: 'FOGRA39' } } },

@@ -33,6 +33,8 @@ import {
   DEFAULT_CMYK_PROFILE,
   OutputMetadataDto,
   OutputOptionsDto,
+  RgbColorSpaceDto,
+  type ColorSpaceName,
 } from './output.dto';
 
 /** The discriminator `type` picks the one class that validates a format options object. */
@@ -51,7 +53,10 @@ const COMPRESSION_CLASSES: Record<CompressionType, DtoClass<CompressionDto>> = {
 };
 
 /** A colour space object names its space in `type`; only CMYK has options (its profile). */
-const COLOR_SPACE_CLASSES: Record<'CMYK', DtoClass<CmykColorSpaceDto>> = { CMYK: CmykColorSpaceDto };
+const COLOR_SPACE_CLASSES: Record<ColorSpaceName, DtoClass<RgbColorSpaceDto | CmykColorSpaceDto>> = {
+  RGB: RgbColorSpaceDto,
+  CMYK: CmykColorSpaceDto,
+};
 
 function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
@@ -123,19 +128,20 @@ function readFormat(raw: unknown, path: string, issues: Issues): FormatOptions |
   return issues.has(path) ? undefined : options;
 }
 
-/** `color_space`: `RGB`, `CMYK` (default profile ISO_Coated) or `{type: "CMYK", color_profile}`. */
+/** `color_space`: `RGB` or `{type: "RGB"}`, `CMYK` (default profile ISO_Coated) or `{type: "CMYK", color_profile}`. */
 function readColorSpace(raw: unknown, path: string, issues: Issues): ColorSpace | undefined {
   if (raw === 'RGB') return { type: 'RGB' };
   if (raw === 'CMYK') return { type: 'CMYK', color_profile: DEFAULT_CMYK_PROFILE };
   if (!isPlainObject(raw)) {
-    issues.add(
-      path,
-      `color_space must be one of ${COLOR_SPACES.join(', ')}, or an object {type: "CMYK", color_profile}`,
-    );
+    issues.add(path, `color_space must be one of ${COLOR_SPACES.join(', ')}, or an object {type, color_profile}`);
     return undefined;
   }
   const resolved = validateByType(raw, path, COLOR_SPACE_CLASSES, issues);
-  return resolved && { type: 'CMYK', color_profile: resolved.dto.color_profile ?? DEFAULT_CMYK_PROFILE };
+  if (!resolved) return undefined;
+  const { dto } = resolved;
+  if (dto instanceof CmykColorSpaceDto)
+    return { type: 'CMYK', color_profile: dto.color_profile ?? DEFAULT_CMYK_PROFILE };
+  return { type: 'RGB' };
 }
 
 function readMetadata(raw: unknown, path: string, issues: Issues): OutputMetadata | undefined {

@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Allow, IsDefined, IsIn, IsOptional } from 'class-validator';
+import { Allow, IsIn, IsOptional } from 'class-validator';
 import {
   IsPercentUpTo,
   IsSideLengths,
@@ -23,14 +23,15 @@ export class CropFitDto {
   @IsIn(['crop'])
   type?: 'crop';
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     enum: CROP_POSITIONS,
-    description: '`center` crops around the centre; `smart` centres on the detected main object.',
+    default: 'center',
+    description: '`center` (default) crops around the centre; `smart` centres on the detected main object.',
     example: 'smart',
   })
-  @IsDefined({ message: '$property is required' })
+  @IsOptional()
   @IsIn(CROP_POSITIONS)
-  crop: CropPosition;
+  crop?: CropPosition;
 }
 
 export class BoxFitDto {
