@@ -79,21 +79,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });
-  // The upload route takes multipart only: say so before a content-type parser answers with JSON's advice.
+  // One rule for multipart, decided before any body is read: the upload route takes it and nothing else, every
+  // other route refuses it (415). Unknown paths pass on to their 404.
   fastify.addHook('onRequest', (request, reply, done) => {
+    const route = request.routeOptions.url;
     const multipartType = /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
-    if (request.routeOptions.url === UPLOAD_ROUTE && !multipartType) {
-      done(notMultipart());
-      return;
-    }
-    done();
-  });
-  fastify.addHook('preValidation', (request, reply, done) => {
-    if (request.isMultipart() && request.routeOptions.url !== UPLOAD_ROUTE) {
+    if (route === UPLOAD_ROUTE && !multipartType) done(notMultipart());
+    else if (route !== undefined && route !== UPLOAD_ROUTE && multipartType) {
       done(new ServiceException('UNSUPPORTED_MEDIA_TYPE'));
-      return;
-    }
-    done();
+    } else done();
   });
   app.useGlobalFilters(new AllExceptionsFilter(errors));
   app.useGlobalPipes(new RequestValidationPipe());

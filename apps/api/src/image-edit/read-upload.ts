@@ -16,7 +16,7 @@ export function uploadLimits(maxFileBytes: number, maxDataBytes: number) {
 }
 
 /**
- * Reads `POST /v1/image/edit/upload`: one part `file` (the image) and at most one part `data` (a JSON string,
+ * Reads `POST /v1/image/edit/upload` (multipart: the app refuses other types before this runs): one part `file` (the image) and at most one part `data` (a JSON string,
  * or a part typed application/json). The file is capped at FETCH_MAX_BYTES (413), `data` at
  * MAX_JSON_BODY_BYTES (413); other or repeated parts are refused (422); a malformed body is a 400.
  * `admit` is called with the body's declared length (undefined when chunked) before any of it is read: it
@@ -27,7 +27,6 @@ export async function readUpload(
   maxJsonDepth: number,
   admit?: (declaredBytes: number | undefined) => Promise<void>,
 ): Promise<Upload> {
-  if (!request.isMultipart()) throw notMultipart();
   const length = request.headers['content-length'];
   await admit?.(length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined);
   try {
