@@ -87,7 +87,6 @@ export class ImageEditController {
         data: {
           type: 'string',
           description: 'JSON: `{"operations": {...}, "output": ...}` as in POST /v1/image/edit, without `input`.',
-          example: '{"operations":{"resizing":{"width":1024,"fit":"bounds"}},"output":{"format":"webp"}}',
         },
       },
     },
