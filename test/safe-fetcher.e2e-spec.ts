@@ -1,5 +1,5 @@
 import dns, { type LookupAddress } from 'node:dns';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { Logger } from '@nestjs/common';
 import { AppConfig, loadConfig } from '@app/common';
 import { AddressPolicy } from '../libs/storage/src/fetch/address-policy';
 import { SafeFetcher } from '../libs/storage/src/fetch/safe-fetcher';
+import { SampleImages } from '../libs/storage/src/samples/sample-images';
 import { addressesNotSent, fillUrl, HOSTILE_URLS, type FixturePorts } from './fixtures/hostile-urls';
 import { type ConnectGuard, type CountingListener, installConnectGuard, startListener } from './helpers/connect-guard';
 import { rejected } from './helpers/rejected';
@@ -121,7 +122,7 @@ function fetcher(env: Record<string, string> = {}): SafeFetcher {
     DATA_DIR: dataDir,
     ...env,
   });
-  return new SafeFetcher(config, new AddressPolicy(config));
+  return new SafeFetcher(config, new AddressPolicy(config), new SampleImages(config));
 }
 
 beforeAll(async () => {
@@ -179,6 +180,30 @@ describe('SafeFetcher refuses hostile URLs before connecting', () => {
     if (row.log) expect(logged.join('\n')).toMatch(row.log);
     // A redirect case must have reached the allowed server, so that the refusal is the redirect's.
     if (row.url.startsWith('{origin}')) expect(hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe("SafeFetcher reads the service's own sample images from disk", () => {
+  // PUBLIC_BASE_URL is the test server's origin: were a sample URL fetched, the server would see the request.
+  const own = () => fetcher({ PUBLIC_BASE_URL: ports.origin, FETCH_ALLOW_HOSTS: '' });
+
+  it('without a connection, although the address policy refuses the (loopback) origin', async () => {
+    const connections = guard.allowed.length;
+    const result = await own().download(`${ports.origin}/samples/mug.jpg`);
+    expect(result.contentType).toBe('image/jpeg');
+    expect(result.buffer.equals(readFileSync(join(__dirname, '../libs/storage/samples/mug.jpg')))).toBe(true);
+    const missing = await rejected(own().download(`${ports.origin}/samples/missing.jpg`));
+    expect(missing).toMatchObject({ codeName: 'FETCH_FAILED', message: 'The URL answered HTTP 404.' });
+    expect(hits).toEqual([]);
+    expect(guard.allowed.length).toBe(connections);
+  });
+
+  it('and nothing else of the origin: a path that leaves the folder goes to the network, under the policy', async () => {
+    const refused = await rejected(own().download(`${ports.origin}/samples/%2e%2e/png-as-text`));
+    expect(refused.codeName).toBe('FETCH_REFUSED');
+    const allowed = await fetcher({ PUBLIC_BASE_URL: ports.origin }).download(`${ports.origin}/samples/../png-as-text`);
+    expect(allowed.buffer.equals(PNG)).toBe(true);
+    expect(hits.map((hit) => hit.path)).toEqual(['/png-as-text']);
   });
 });
 

@@ -58,7 +58,10 @@ export async function scratchEnvironment(
   };
 }
 
-/** Starts the real API in this process on 127.0.0.1 and an ephemeral port. */
+/**
+ * Starts the real API in this process on 127.0.0.1 and an ephemeral port, or on `env.PORT` when given (with a
+ * matching PUBLIC_BASE_URL, the app's own URLs are the real ones).
+ */
 export async function startTestApp(env: Environment = {}): Promise<TestApp> {
   const scratch = await scratchEnvironment(env);
   const config = loadConfig(scratch.env);
@@ -70,7 +73,7 @@ export async function startTestApp(env: Environment = {}): Promise<TestApp> {
     },
   });
   const app = await createApp(config, { logger: createLogger(config, sink) });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: env.PORT === undefined ? 0 : config.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   return {
     app,

@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { BatchApiModule } from './batch/batch-api.module';
 import { HealthController } from './health/health.controller';
 import { ImageEditApiModule } from './image-edit/image-edit-api.module';
+import { SamplesApiModule } from './samples/samples-api.module';
 import { StorageApiModule } from './storage/storage-api.module';
 import { TemporaryApiModule } from './temporary/temporary-api.module';
 import { WebhooksApiModule } from './webhooks/webhooks-api.module';
@@ -22,6 +23,7 @@ export class ApiModule {
         AuthModule,
         StorageApiModule,
         TemporaryApiModule,
+        SamplesApiModule,
         ImageEditApiModule,
         BatchApiModule.forRoot(config),
         WebhooksApiModule,

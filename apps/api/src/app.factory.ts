@@ -95,7 +95,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // SIGTERM and SIGINT only: profilers and reloaders use SIGUSR2 and must not stop the service. After the
   // shutdown hooks, exit with code 0 through process.exit, which flushes the logger's last lines.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
-  setupOpenApi(app, config);
+  setupOpenApi(app);
   await app.init();
   return app;
 }

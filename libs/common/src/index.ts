@@ -15,3 +15,4 @@ export * from './validation/parse-id.pipe';
 export * from './validation/json-body';
 export * from './redis/redis.module';
 export * from './media/media-type';
+export * from './files/shipped-folder';

@@ -12,5 +12,6 @@ export * from './fetch/describe-url';
 export * from './fetch/safe-fetcher';
 export * from './fetch/safe-fetcher.types';
 export { readWhole, type ReserveBytes } from './fetch/fetch-stream';
+export * from './samples/sample-images';
 export * from './temporary/temporary-bucket';
 export * from './temporary/temporary-sweeper';

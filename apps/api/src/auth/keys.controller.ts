@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from './dto/create-key.dto';
 import { CreatedKeyResponseDto, KeyResponseDto, toKeyResponse } from './dto/key-response.dto';
 import { KeysService } from './keys.service';
@@ -22,6 +22,10 @@ export class KeysController {
     description: 'The response holds the secret key once; only its hash is stored.',
   })
   @ApiEnvelope(CreatedKeyResponseDto)
+  @ApiErrorResponse(
+    ['AUTH_FORBIDDEN', 'KEY_LIMITS_EXCEEDED'],
+    'The key lacks the scope (admin), or asks for more than the creating key has.',
+  )
   async create(@Body() body: CreateKeyDto, @CurrentPrincipal() caller: Principal): Promise<CreatedKeyResponseDto> {
     const created = await this.keys.create(toCreateKeyInput(body), caller);
     return { ...toKeyResponse(created.entity, created.account), key: created.secret };
@@ -38,7 +42,7 @@ export class KeysController {
   @Delete(':id')
   @ApiOperation({ summary: 'Revoke an API key', description: 'The key stops working at once, in every API instance.' })
   @ApiEnvelope(KeyResponseDto)
-  @ApiNotFoundResponse({ description: 'No such key in your reach.', type: ErrorBodyDto })
+  @ApiErrorResponse(['KEY_NOT_FOUND'], 'No such key in your reach.')
   async revoke(
     @Param('id', new ParseIdPipe('id')) id: number,
     @CurrentPrincipal() caller: Principal,

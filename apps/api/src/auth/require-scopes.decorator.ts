@@ -1,12 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Scope } from '@app/database';
-import { ErrorBodyDto, RateLimitErrorDto } from '../openapi/error-body.dto';
+import { ApiErrorResponse, ApiErrors } from '../openapi/api-errors.decorator';
 import { markRouteAccess } from './route-access';
 
 export const SCOPES_KEY = 'atelier:scopes';
@@ -21,12 +16,15 @@ export const RequireScopes = (...scopes: Scope[]) =>
     SetMetadata(SCOPES_KEY, scopes),
     markRouteAccess('key'),
     ApiBearerAuth(),
-    ApiUnauthorizedResponse({ description: 'No key, or an unknown or revoked key.', type: ErrorBodyDto }),
-    ApiForbiddenResponse({
-      description: `The key lacks the scope (${[...scopes, 'admin'].join(' or ')}).`,
-      type: ErrorBodyDto,
-    }),
-    ApiTooManyRequestsResponse({ description: 'Rate limit exceeded.', type: RateLimitErrorDto }),
+    ApiErrors(
+      [['AUTH_REQUIRED', 'AUTH_INVALID_KEY'], 'No key, or an unknown or revoked key.'],
+      [['QUOTA_EXHAUSTED'], "The key's call quota is spent."],
+      [['AUTH_FORBIDDEN'], `The key lacks the scope (${[...new Set([...scopes, 'admin'])].join(' or ')}).`],
+      [
+        ['RATE_LIMITED', 'ADDRESS_RATE_LIMITED', 'AUTH_FAILURES_LIMITED'],
+        "Rate limit exceeded: the key's, the client address's, or the address's failed authentications.",
+      ],
+    ),
   );
 
 /**
@@ -34,4 +32,10 @@ export const RequireScopes = (...scopes: Scope[]) =>
  * budget, so a flood from the address a load balancer or orchestrator shares cannot fail its probes.
  */
 export const Public = (options: { probe?: boolean } = {}) =>
-  applyDecorators(SetMetadata(PUBLIC_KEY, true), markRouteAccess(options.probe ? 'probe' : 'public'));
+  applyDecorators(
+    SetMetadata(PUBLIC_KEY, true),
+    markRouteAccess(options.probe ? 'probe' : 'public'),
+    ...(options.probe
+      ? []
+      : [ApiErrorResponse(['ADDRESS_RATE_LIMITED'], "The client address's request budget is spent.")]),
+  );

@@ -1,15 +1,22 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { TaskService } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 import { AsyncEditRequestDto, BatchRequestDto } from './dto/task-request.dto';
 import { TaskDto } from './dto/task-response.dto';
 
-const NOT_FOUND = { description: 'No task with this id in your account.', type: ErrorBodyDto };
+const ApiTaskNotFound = () =>
+  ApiErrorResponse(['TASK_NOT_FOUND'], 'No task of this kind with this id in your account.');
+/** The 422s of a task request besides the schema's: a storage it names, and its webhook URL. */
+const ApiTaskRefused = () =>
+  ApiErrorResponse(
+    ['STORAGE_REFERENCE_INVALID', 'WEBHOOK_URL_REFUSED'],
+    'A storage reference names no storage of your account, or the address policy refuses `webhook_url`.',
+  );
 
 /** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id. */
 @ApiTags('Image editing')
@@ -27,6 +34,7 @@ export class BatchController {
   })
   @ApiBody({ type: BatchRequestDto })
   @ApiEnvelope(TaskDto)
+  @ApiTaskRefused()
   createBatch(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
     return this.tasks.create(caller.accountId, 'batch', body);
   }
@@ -34,7 +42,7 @@ export class BatchController {
   @Get('batch/:id')
   @ApiOperation({ summary: 'A batch task: status, progress, results and errors' })
   @ApiEnvelope(TaskDto)
-  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiTaskNotFound()
   getBatch(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
@@ -50,6 +58,7 @@ export class BatchController {
   })
   @ApiBody({ type: AsyncEditRequestDto })
   @ApiEnvelope(TaskDto)
+  @ApiTaskRefused()
   createAsync(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
     return this.tasks.create(caller.accountId, 'async', body);
   }
@@ -57,7 +66,7 @@ export class BatchController {
   @Get('async/:id')
   @ApiOperation({ summary: 'An asynchronous edit: its task, with `result` once done' })
   @ApiEnvelope(TaskDto)
-  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiTaskNotFound()
   getAsync(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,

@@ -1,9 +1,9 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { REDIS, ServiceException, type RedisClient } from '@app/common';
 import { DatabaseHealth } from '@app/database';
 import { Public } from '../auth/require-scopes.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 
 type CheckResult = 'ok' | 'not_configured' | 'failing';
 
@@ -40,7 +40,7 @@ export class HealthController {
   @ApiOkResponse({
     schema: { example: { data: { status: 'ok', checks: { database: 'ok', redis: 'not_configured' } } } },
   })
-  @ApiServiceUnavailableResponse({ description: 'A dependency does not answer.', type: ErrorBodyDto })
+  @ApiErrorResponse(['NOT_READY'], 'A dependency does not answer (`error_details.checks` says which).')
   async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
     const [database, redis] = await Promise.all([
       withTimeout(this.database.ping()).then(

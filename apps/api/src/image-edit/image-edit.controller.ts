@@ -1,5 +1,5 @@
-import { applyDecorators, Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/common';
 import {
@@ -13,7 +13,7 @@ import {
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiErrors } from '../openapi/api-errors.decorator';
 import { EditResponseDto } from './dto/edit-response.dto';
 import { readUpload } from './read-upload';
 
@@ -23,25 +23,26 @@ const ORDER =
 /** The route of uploads: the one route that takes multipart bodies. */
 export const UPLOAD_ROUTE = '/v1/image/edit/upload';
 
-/** The answers of both edit routes besides 200 and 422. */
-const ApiEditErrors = () =>
-  applyDecorators(
-    ApiResponse({
-      status: 400,
-      description: 'The input cannot be fetched (URL or storage object).',
-      type: ErrorBodyDto,
-    }),
-    ApiResponse({ status: 413, description: 'The upload is larger than FETCH_MAX_BYTES.', type: ErrorBodyDto }),
-    ApiResponse({
-      status: 501,
-      description: 'The operation needs a model this installation does not have yet (named in the message).',
-      type: ErrorBodyDto,
-    }),
-    ApiResponse({
-      status: 503,
-      description: 'Too many images in progress; retry after `Retry-After`.',
-      type: ErrorBodyDto,
-    }),
+/** The answers of both edit routes besides 200, the schema's 422 and those of every keyed route. */
+const ApiEditErrors = (badRequest: Parameters<typeof ApiErrors>[number]) =>
+  ApiErrors(
+    badRequest,
+    [
+      [
+        'STORAGE_REFERENCE_INVALID',
+        'STORAGE_OPERATION_UNSUPPORTED',
+        'IMAGE_UNSUPPORTED',
+        'IMAGE_CORRUPT',
+        'IMAGE_TOO_LARGE',
+      ],
+      'A storage reference names no storage of yours, or a web folder as the output; or the input is no image of a supported type, is damaged, or has more pixels than MAX_INPUT_PIXELS.',
+    ],
+    [['PAYLOAD_TOO_LARGE'], 'The body (or the uploaded file, over FETCH_MAX_BYTES) is too large.'],
+    [
+      ['OPERATION_NOT_IMPLEMENTED'],
+      'The operation needs a model this installation does not have yet (named in the message).',
+    ],
+    [['EDIT_BUSY'], 'Too many images in progress; retry after `Retry-After`.'],
   );
 
 @ApiTags('Image editing')
@@ -60,7 +61,10 @@ export class ImageEditController {
   @ApiOperation({ summary: 'Edit one image', description: ORDER })
   @ApiBody({ type: EditRequestDto })
   @ApiEnvelope(EditResponseDto)
-  @ApiEditErrors()
+  @ApiEditErrors([
+    ['FETCH_FAILED', 'FETCH_REFUSED', 'FETCH_TOO_LARGE', 'STORAGE_OBJECT_NOT_FOUND', 'MALFORMED_BODY'],
+    'The input cannot be fetched (URL or storage object), or the body is not JSON.',
+  ])
   // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
   async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
@@ -83,13 +87,12 @@ export class ImageEditController {
         data: {
           type: 'string',
           description: 'JSON: `{"operations": {...}, "output": ...}` as in POST /v1/image/edit, without `input`.',
-          example: '{"operations":{"resizing":{"width":1024,"fit":"bounds"}},"output":{"format":"webp"}}',
         },
       },
     },
   })
   @ApiEnvelope(EditResponseDto)
-  @ApiEditErrors()
+  @ApiEditErrors([['MALFORMED_BODY', 'BODY_TOO_DEEP'], 'The `data` part is not JSON, or nests too deeply.'])
   async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
     const edit = editCaller(caller);
     let hold: InputHold | undefined;

@@ -8,13 +8,16 @@ export class ErrorBodyDto {
   @ApiProperty({ example: 'validation', description: 'Group of the error.' })
   error_type: string;
 
-  @ApiProperty({ example: 'name must be a string.' })
+  @ApiProperty({
+    example: 'Validation failed.',
+    description: 'Human-readable; several reasons are sentences, each ending with a dot. Branch on the code.',
+  })
   error_message: string;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    example: { name: ['name must be a string'] },
+    example: {},
     description: 'For validation errors: dotted field path to messages. For 5xx: the request id.',
   })
   error_details: Record<string, unknown>;

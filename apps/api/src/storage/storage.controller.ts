@@ -1,18 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiExtraModels, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { STORAGE_TYPES, type StorageType } from '@app/storage';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 import { GcsParametersDto, S3ParametersDto, WebFolderParametersDto } from './dto/storage-parameters.dto';
 import { CreateStorageDto, UpdateStorageDto } from './dto/storage-request.dto';
 import { StorageResponseDto, toStorageResponse } from './dto/storage-response.dto';
 import { StoragesService } from './storages.service';
 
-const NOT_FOUND = { description: '`Storage not found.`: no storage with this id in your account.', type: ErrorBodyDto };
-const CONFLICT = { description: 'Your account already has a storage with this name.', type: ErrorBodyDto };
+const ApiStorageNotFound = () => ApiErrorResponse(['STORAGE_NOT_FOUND'], 'No storage with this id in your account.');
+const ApiNameTaken = () =>
+  ApiErrorResponse(['STORAGE_NAME_TAKEN'], 'Your account already has a storage with this name.');
+const ApiUnreachable = () =>
+  ApiErrorResponse(['STORAGE_UNREACHABLE'], 'The store refused the parameters or could not be reached.');
 const UNREACHABLE =
   'The parameters are checked against the store before they are saved: a missing bucket, refused credentials or an endpoint that cannot be reached answer 422 (`error_type` `storage`) with the reason.';
 
@@ -41,7 +44,8 @@ export class StorageController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Connect a storage', description: UNREACHABLE })
   @ApiEnvelope(StorageResponseDto)
-  @ApiConflictResponse(CONFLICT)
+  @ApiNameTaken()
+  @ApiUnreachable()
   async create(@Body() body: CreateStorageDto, @CurrentPrincipal() caller: Principal): Promise<StorageResponseDto> {
     return toStorageResponse(await this.storages.create(caller, body));
   }
@@ -49,7 +53,7 @@ export class StorageController {
   @Get('storages/:storage_id')
   @ApiOperation({ summary: 'Get a storage' })
   @ApiEnvelope(StorageResponseDto)
-  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiStorageNotFound()
   async get(
     @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
     @CurrentPrincipal() caller: Principal,
@@ -63,8 +67,9 @@ export class StorageController {
     description: `Changes name, type and/or parameters. Parameters merge into the current ones (omitted members stay, \`null\` removes one; a new \`access_key\` needs its \`secret_access_key\`, and switching between HMAC keys and \`service_account\` replaces the credentials); a new type needs the full parameters of that type. ${UNREACHABLE}`,
   })
   @ApiEnvelope(StorageResponseDto)
-  @ApiNotFoundResponse(NOT_FOUND)
-  @ApiConflictResponse(CONFLICT)
+  @ApiStorageNotFound()
+  @ApiNameTaken()
+  @ApiUnreachable()
   async update(
     @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
     @Body() body: UpdateStorageDto,
@@ -79,7 +84,7 @@ export class StorageController {
     description: 'Forgets the connection; the bucket and its files stay.',
   })
   @ApiEnvelope(null)
-  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiStorageNotFound()
   async remove(
     @Param('storage_id', new ParseIdPipe('storage_id')) id: number,
     @CurrentPrincipal() caller: Principal,

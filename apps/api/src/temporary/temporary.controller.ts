@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { RawResponse } from '@app/common';
+import { MEDIA_TYPES, RawResponse } from '@app/common';
 import { TEMPORARY_ROUTE, TemporaryBucket } from '@app/storage';
 import { Public } from '../auth/require-scopes.decorator';
-import { ErrorBodyDto } from '../openapi/error-body.dto';
+import { ApiImageResponse } from '../openapi/api-envelope.decorator';
+import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 
 /**
  * Serves the embedded mode's temporary bucket: the `tmp_url` of results without a destination. The unguessable
@@ -19,9 +20,13 @@ export class TemporaryController {
   @Get(':name')
   @RawResponse()
   @ApiOperation({ summary: 'Download a temporary result', description: 'Available for TEMP_TTL_SECONDS (24 hours).' })
-  @ApiProduces('image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/tiff')
-  @ApiOkResponse({ description: 'The file.' })
-  @ApiNotFoundResponse({ description: 'Unknown or expired.', type: ErrorBodyDto })
+  @ApiImageResponse(
+    'The file.',
+    Object.values(MEDIA_TYPES)
+      .filter((type) => type.output)
+      .map((type) => type.mime),
+  )
+  @ApiErrorResponse(['TEMPORARY_NOT_FOUND'], 'Unknown or expired.')
   async download(@Param('name') name: string, @Res() reply: FastifyReply): Promise<void> {
     await this.send(name, reply);
   }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { locateShippedFolder } from '@app/common';
 import type { CmykProfileName } from '../edit-plan';
 
 /**
@@ -44,20 +45,9 @@ export const CMYK_PROFILE_NAMES: readonly CmykProfileName[] = Object.freeze(
 
 const ICC_FOLDER = join('libs', 'image-pipeline', 'icc');
 
-/**
- * The absolute path of the `libs/image-pipeline/icc` folder, found by walking up from `startDir` (this file's
- * folder by default), so that it is found from the TypeScript source and from `dist/libs/image-pipeline/src/colour`
- * alike (the build does not copy the profiles into dist/; the folder must sit beside `libs/` at runtime).
- * @throws Error when no ancestor holds the folder.
- */
+/** The `libs/image-pipeline/icc` folder (see {@link locateShippedFolder}), from this file's folder by default. */
 export function locateIccFolder(startDir: string = __dirname): string {
-  for (let dir = startDir; ; dir = dirname(dir)) {
-    const candidate = join(dir, ICC_FOLDER);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) {
-      throw new Error(`CMYK profiles: no ${ICC_FOLDER} folder in ${startDir} or any folder above it`);
-    }
-  }
+  return locateShippedFolder(ICC_FOLDER, startDir, 'CMYK profiles');
 }
 
 /**

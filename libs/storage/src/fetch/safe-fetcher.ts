@@ -4,6 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig, MEDIA_TYPES, ServiceException, sniffMediaType } from '@app/common';
+import { SampleImages } from '../samples/sample-images';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
 import { describeUrl } from './describe-url';
 import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
@@ -64,7 +65,8 @@ function withoutCredentials(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
  * Downloads user-given URLs without letting them reach the service's own network: every hop (redirects included)
  * is checked by {@link AddressPolicy} and connects to exactly the address that was checked. Time limits
  * (FETCH_CONNECT_TIMEOUT_MS, FETCH_TIMEOUT_MS) and the size cap (FETCH_MAX_BYTES) apply to every download.
- * Fails only with ServiceException FETCH_REFUSED, FETCH_FAILED or FETCH_TOO_LARGE.
+ * Fails only with ServiceException FETCH_REFUSED, FETCH_FAILED or FETCH_TOO_LARGE. The service's own sample images
+ * (`PUBLIC_BASE_URL/samples/<name>`) are the one exception to going out: {@link SampleImages} answers them from disk.
  *
  * Connections are re-used (keep-alive) by host and port. A kept socket was connected to an address the policy
  * checked, and every request checks its own URL's addresses again before it is sent, so re-use never reaches
@@ -80,6 +82,7 @@ export class SafeFetcher implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly policy: AddressPolicy,
+    private readonly samples: SampleImages,
   ) {}
 
   /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
@@ -97,6 +100,8 @@ export class SafeFetcher implements OnApplicationShutdown {
     const start = parseUrl(url);
     const label = describeUrl(start);
     const maxBytes = options.maxBytes ?? this.config.fetchMaxBytes;
+    const sample = await this.samples.open(start, options.method ?? 'GET', maxBytes);
+    if (sample) return sample;
     const deadline = new Deadline(this.config.fetchTimeoutMs, label, options.signal);
     try {
       const { url: final, response } = await this.follow(start, options, deadline);
