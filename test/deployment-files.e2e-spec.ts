@@ -50,6 +50,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('gives the API and the worker the same PUBLIC_BASE_URL (result_url, webhooks and sample inputs name it)', () => {
+    // As compose reads the file: `<<: *atelier-env` merges the shared entries into each service's environment.
+    const merged = (parse(composeText, { merge: true }) as { services: Record<string, ComposeService> }).services;
+    for (const name of ['api', 'worker']) {
+      expect(merged[name].environment?.PUBLIC_BASE_URL, name).toBe(env.PUBLIC_BASE_URL);
+    }
+    expect(env.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:-https?:\/\//);
+  });
+
   it('publishes the object store on the host loopback only', () => {
     const ports = services.minio.ports ?? [];
     expect(ports.length).toBeGreaterThan(0);
