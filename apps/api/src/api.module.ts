@@ -18,6 +18,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         RedisModule,
+        DatabaseModule.forRoot(),
         DatabaseModule,
         AuthModule,
         StorageApiModule,
