@@ -79,7 +79,8 @@ describe('a damaged database at start', () => {
     const { code, output } = await runToEnd(
       API_MAIN,
       [],
-      { DATABASE_URL: url.toString(), ADMIN_API_KEY: '', LOG_LEVEL: 'info', PORT: '0' },
+      // A DATA_DIR of its own: the storage key file would otherwise be made in the checkout's ./data.
+      { ...env(dataDirWith().dataDir), DATABASE_URL: url.toString() },
       25_000,
     );
     expect(code).toBe(1);
