@@ -12,7 +12,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ifChanged = process.argv.includes('--if-changed');
 
 function compile() {
-  process.stderr.write(ifChanged ? 'Building dist/: the sources changed since the last build...\n' : 'Building dist/...\n');
+  process.stderr.write(`Building dist/${ifChanged ? ' (not built from the current sources yet)' : ''}...\n`);
   // Nest's CLI (not plain tsc): it rewrites the @app/* path aliases in the emitted JavaScript.
   const nest = createRequire(import.meta.url).resolve('@nestjs/cli/bin/nest.js');
   const result = spawnSync(process.execPath, [nest, 'build', 'api'], { cwd: root, stdio: 'inherit' });
