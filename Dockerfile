@@ -18,6 +18,7 @@ COPY package.json package-lock.json .npmrc ./
 # (test/deployment-files.e2e-spec.ts; how: docs/security.md, "Deployment").
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts/build.mjs scripts/build-stamp.mjs ./scripts/
 COPY apps ./apps
 COPY libs ./libs
 RUN npm run build \

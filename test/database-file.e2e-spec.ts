@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '@app/common';
+import { dataSourceOptions, openDataSource } from '@app/database';
 import { testPostgresUrl } from './helpers/databases';
 import { API_MAIN, KEYS_CLI, runToEnd } from './helpers/process';
 
@@ -27,8 +29,8 @@ describe('a damaged database at start', () => {
   /** A real database of the service whose pages after the header are overwritten: the header reads, the tables do not. */
   async function damagedDatabase(): Promise<Buffer> {
     const { dataDir, file } = dataDirWith();
-    const made = await runToEnd(KEYS_CLI, ['list'], env(dataDir)); // creates and migrates the database
-    expect(made.code).toBe(0);
+    // Created and migrated as the service's first start does (the keys CLI opens only an existing database).
+    await (await openDataSource(dataSourceOptions(loadConfig(env(dataDir))))).destroy();
     const bytes = readFileSync(file);
     randomBytes(bytes.length - 100).copy(bytes, 100);
     return bytes;
@@ -77,7 +79,8 @@ describe('a damaged database at start', () => {
     const { code, output } = await runToEnd(
       API_MAIN,
       [],
-      { DATABASE_URL: url.toString(), ADMIN_API_KEY: '', LOG_LEVEL: 'info', PORT: '0' },
+      // A DATA_DIR of its own: the storage key file would otherwise be made in the checkout's ./data.
+      { ...env(dataDirWith().dataDir), DATABASE_URL: url.toString() },
       25_000,
     );
     expect(code).toBe(1);

@@ -1,11 +1,32 @@
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedisUrl } from './helpers/databases';
+import { FIRST_ADMIN_KEY_FILE } from '../apps/api/src/auth/bootstrap-key.service';
+import { createScratchDatabase, testPostgresUrl, testRedisUrl } from './helpers/databases';
 import { call } from './helpers/http';
-import { API_MAIN, KEYS_CLI, runToEnd, startApiProcess, startProcess, WORKER_MAIN } from './helpers/process';
+import {
+  API_MAIN,
+  KEYS_CLI,
+  runToEnd,
+  startApiProcess,
+  startProcess,
+  waitForOutput,
+  WORKER_MAIN,
+} from './helpers/process';
 import { scratchEnvironment } from './helpers/test-app';
+
+const SECRET = /\bsk_[A-Za-z0-9_-]{43}\b/g;
+/** What a terminal showed, as text: colours removed, `\r\n` as `\n`. */
+const screenText = (output: string) => output.replace(/\u001b\[[0-9;]*m/g, '').replace(/\r\n/g, '\n');
+/** The JSON lines of a process's standard output, parsed: all of them must be JSON. */
+const jsonLines = (output: string) =>
+  output
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { level: string; context?: string; msg: string });
+const MORE_KEYS = 'npm run keys -- create --name NAME --scopes admin';
 
 describe('the built service as a new user starts it', () => {
   let env: Record<string, string | undefined>;
@@ -18,16 +39,36 @@ describe('the built service as a new user starts it', () => {
   });
   afterAll(() => cleanup());
 
-  it('creates and prints an admin key once at first start, and never again', async () => {
-    const first = await startApiProcess(env);
-    await first.stop();
-    const printed = first.output().match(/\bsk_[A-Za-z0-9_-]{43}\b/g) ?? [];
+  it('creates an admin key at first start and shows it on a terminal, last, once, and never again', async () => {
+    const file = join(env.DATA_DIR!, FIRST_ADMIN_KEY_FILE);
+    const first = await startApiProcess(env, { terminal: true });
+    let screen: string;
+    try {
+      await waitForOutput(first, 'More keys:');
+      // A request answered after the notice: the process has written whatever it writes at start.
+      expect((await fetch(`${first.url}/health/live`)).ok).toBe(true);
+      screen = screenText(first.output());
+    } finally {
+      await first.stop();
+    }
+    const printed = screen.match(SECRET) ?? [];
     expect(printed).toHaveLength(1);
-    const key = printed[0];
+    const key = printed[0] ?? '';
+    // Readable lines, not JSON; the listening line although LOG_LEVEL is warn; the key below it, and nothing after.
+    expect(screen).not.toMatch(/^\{/m);
+    const listening = screen.indexOf(`Main: Atelier API listening on ${first.url} (Swagger UI at ${first.url}/docs)`);
+    expect(listening).toBeGreaterThanOrEqual(0);
+    expect(listening).toBeLessThan(screen.indexOf(key));
+    expect(screen.slice(screen.indexOf('More keys:'))).toMatch(/^More keys: [^\n]*\n\s*$/);
+    expect(screen).toContain(`A copy is in ${file} (readable by you alone)`);
+    expect(screen).toContain(`rm ${file}`);
+    expect(readFileSync(file, 'utf8')).toBe(`${key}\n`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
 
     const second = await startApiProcess(env);
     try {
       expect(second.output()).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
+      expect(second.output()).toContain(`The first admin API key is still in ${file}`);
       const res = await call(second.url, 'GET', '/v1/keys', { key });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([
@@ -36,6 +77,7 @@ describe('the built service as a new user starts it', () => {
     } finally {
       await second.stop();
     }
+    expect(readFileSync(file, 'utf8')).toBe(`${key}\n`);
   });
 
   it('serves the Swagger UI and the OpenAPI document without a key', async () => {
@@ -71,7 +113,12 @@ describe('the built service as a new user starts it', () => {
 
     const listed = await runToEnd(KEYS_CLI, ['list', '--json'], env);
     expect(listed.code).toBe(0);
-    const keys = JSON.parse(listed.output);
+    expect(listed.stderr).toBe(
+      env.DATABASE_URL
+        ? `Using PostgreSQL database "${new URL(env.DATABASE_URL).pathname.slice(1)}" on ${new URL(env.DATABASE_URL).host}\n`
+        : `Using the SQLite database ${join(env.DATA_DIR!, 'atelier.sqlite')}\n`,
+    );
+    const keys = JSON.parse(listed.stdout);
     expect(keys).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ id: Number(id), name: 'cli key', quota: 10, scopes: ['storage', 'image_editing'] }),
@@ -120,6 +167,116 @@ describe('the built service as a new user starts it', () => {
       expect(result.output).toContain(`- ${variable}:`);
     }
   });
+});
+
+describe('the first admin key without a terminal (docker logs, journald, CI)', () => {
+  let env: Record<string, string | undefined>;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const scratch = await scratchEnvironment({ ADMIN_API_KEY: '', LOG_LEVEL: 'error' });
+    env = scratch.env;
+    cleanup = scratch.cleanup;
+  });
+  afterAll(() => cleanup());
+
+  it('logs no secret but where its file is; later starts say the file is still there, or how to make a key', async () => {
+    const file = join(env.DATA_DIR!, FIRST_ADMIN_KEY_FILE);
+    const first = await startApiProcess(env);
+    await first.stop();
+    expect(first.output()).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
+    // At LOG_LEVEL=error: the line that says where the service listens, and the one that says where the key is.
+    expect(jsonLines(first.stdout())).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        context: 'Main',
+        msg: `Atelier API listening on ${first.url} (Swagger UI at ${first.url}/docs)`,
+      }),
+      expect.objectContaining({
+        level: 'info',
+        context: 'BootstrapKey',
+        msg: expect.stringContaining(`it is in ${file}, readable by this service's user alone`),
+      }),
+    ]);
+    expect(first.stderr()).toBe('');
+    const key = readFileSync(file, 'utf8').trim();
+    expect(key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const second = await startApiProcess({ ...env, LOG_LEVEL: 'warn' });
+    try {
+      expect((await call(second.url, 'GET', '/v1/keys', { key })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+    expect(second.output()).not.toContain(key);
+    expect(jsonLines(second.stdout()).map((line) => line.msg)).toEqual([
+      `Atelier API listening on ${second.url} (Swagger UI at ${second.url}/docs)`,
+      `The first admin API key is still in ${file}: once it is stored elsewhere, delete that file.`,
+    ]);
+
+    rmSync(file);
+    const third = await startApiProcess({ ...env, LOG_LEVEL: 'info' });
+    await third.stop();
+    expect(third.output()).toContain(`To make another: ${MORE_KEYS}`);
+    expect(third.output()).not.toContain('still in');
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('the keys CLI pointed at the wrong database', () => {
+  it('refuses a DATA_DIR without the service database, names it, and creates nothing there', async () => {
+    const scratch = await scratchEnvironment({ LOG_LEVEL: 'warn' });
+    try {
+      const missing = join(scratch.env.DATA_DIR!, 'not-here');
+      const empty = join(scratch.env.DATA_DIR!, 'empty');
+      mkdirSync(empty);
+      for (const dataDir of [missing, empty]) {
+        const result = await runToEnd(KEYS_CLI, ['create', '--name', 'x', '--scopes', 'admin'], { DATA_DIR: dataDir });
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain(
+          `No Atelier database at ${join(dataDir, 'atelier.sqlite')} (DATA_DIR=${dataDir})`,
+        );
+        expect(result.stderr).toContain('start the service once (`npm start`) to create it');
+        expect(result.output).not.toMatch(/sk_[A-Za-z0-9_-]{43}/);
+      }
+      expect(existsSync(missing)).toBe(false);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      await scratch.cleanup();
+    }
+  });
+
+  it.runIf(testPostgresUrl)(
+    'refuses a PostgreSQL database without the service tables, and leaves it empty',
+    async () => {
+      const database = await createScratchDatabase();
+      try {
+        const url = new URL(database.url);
+        url.password = 'not-shown-anywhere';
+        const result = await runToEnd(KEYS_CLI, ['list'], { DATABASE_URL: url.toString(), DATA_DIR: '/nonexistent' });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(
+          `The PostgreSQL database "${url.pathname.slice(1)}" on ${url.host} (DATABASE_URL) has no Atelier tables.`,
+        );
+        expect(result.stderr).toContain('`npm start`');
+        expect(result.output).not.toContain('not-shown-anywhere');
+        const client = new Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          const tables = await client.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+          );
+          expect(tables.rows).toEqual([]);
+        } finally {
+          await client.end();
+        }
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 });
 
 describe('the data folder and the storage key file', () => {
@@ -186,6 +343,26 @@ describe('the worker process', () => {
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
       expect(worker.output()).toContain('Atelier worker stopped (SIGTERM)');
+    } finally {
+      await worker.stop();
+      await scratch.cleanup();
+    }
+  });
+
+  it.runIf(testRedisUrl)('says it is connected at LOG_LEVEL=error, and nothing else', async () => {
+    const scratch = await scratchEnvironment({ LOG_LEVEL: 'error' });
+    const worker = startProcess(WORKER_MAIN, [], scratch.env);
+    try {
+      await waitForOutput(worker, 'worker connected');
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      expect(jsonLines(worker.stdout())).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          context: 'Worker',
+          msg: `Atelier worker connected to queue "image-edit" (prefix "${scratch.env.REDIS_PREFIX}")`,
+        }),
+      ]);
     } finally {
       await worker.stop();
       await scratch.cleanup();

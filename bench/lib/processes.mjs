@@ -84,7 +84,7 @@ export async function startService(main, env, nodeArgs = []) {
 
 /**
  * Starts the built worker app (`node ...nodeArgs dist/apps/worker/src/main.js`) and waits until it logs that it
- * is connected to the queue (so LOG_LEVEL must let `info` through).
+ * is connected to the queue (a line written at every LOG_LEVEL).
  */
 export async function startWorker(main, env, nodeArgs = []) {
   const child = spawn(process.execPath, [...nodeArgs, main], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -28,33 +28,93 @@ function baseEnvironment(): Environment {
 
 export interface RunningProcess {
   child: ChildProcess;
+  /** Standard output and error, interleaved as they arrived. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** What a person presses Ctrl-C for: SIGINT, through the terminal's line discipline when there is one. */
+  interrupt(): void;
   stop(): Promise<void>;
 }
 
-export function startProcess(script: string, args: string[], env: Environment): RunningProcess {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
-    env: { ...baseEnvironment(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export interface StartOptions {
+  /**
+   * Run in a pseudo-terminal (util-linux `script`), as a person at a terminal starts it: standard output is a
+   * TTY, and the output read back is what the terminal showed (`\r\n` line ends).
+   */
+  terminal?: boolean;
+}
+
+/** `value` as one word for `sh -c`. */
+function shellWord(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export function startProcess(
+  script: string,
+  args: string[],
+  env: Environment,
+  options: StartOptions = {},
+): RunningProcess {
+  const command = [process.execPath, script, ...args];
+  const child = options.terminal
+    ? spawn('script', ['-qec', `exec ${command.map(shellWord).join(' ')}`, '/dev/null'], {
+        cwd: ROOT,
+        env: { ...baseEnvironment(), ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+    : spawn(command[0], command.slice(1), {
+        cwd: ROOT,
+        env: { ...baseEnvironment(), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    stderr += chunk.toString('utf8');
+  });
+  // 'close': the process has exited and its output has all been read.
+  const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
+  const interrupt = () => {
+    if (options.terminal) child.stdin?.write('\u0003');
+    else child.kill('SIGINT');
+  };
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
+    interrupt,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) {
+        if (options.terminal) interrupt();
+        else child.kill('SIGTERM');
+      }
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
     },
   };
+}
+
+/** Waits until the process has written `text`; fails with its output when it exits or takes too long. */
+export async function waitForOutput(running: RunningProcess, text: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!running.output().includes(text)) {
+    if (running.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`expected "${text}" in the output:\n${running.output()}`);
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }
 
 /** Runs a command to its end (bounded by a timeout) and returns its code and output. */
@@ -63,12 +123,12 @@ export async function runToEnd(
   args: string[],
   env: Environment,
   timeoutMs = 30_000,
-): Promise<{ code: number | null; output: string }> {
+): Promise<{ code: number | null; output: string; stdout: string; stderr: string }> {
   const running = startProcess(script, args, env);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), timeoutMs);
   const code = await running.exited;
   clearTimeout(timer);
-  return { code, output: running.output() };
+  return { code, output: running.output(), stdout: running.stdout(), stderr: running.stderr() };
 }
 
 export interface RunningApi extends RunningProcess {
@@ -76,9 +136,9 @@ export interface RunningApi extends RunningProcess {
 }
 
 /** Starts the built API as its own process on loopback and waits until it is live. */
-export async function startApiProcess(env: Environment): Promise<RunningApi> {
+export async function startApiProcess(env: Environment, options: StartOptions = {}): Promise<RunningApi> {
   const port = await freePort();
-  const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', PORT: String(port), ...env });
+  const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', PORT: String(port), ...env }, options);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {

@@ -19,6 +19,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         RedisModule,
+        DatabaseModule.forRoot(),
         DatabaseModule,
         AuthModule,
         StorageApiModule,

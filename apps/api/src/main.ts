@@ -1,16 +1,19 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { ConfigError, loadConfig } from '@app/common';
+import { alwaysShown, ConfigError, createLogger, loadConfig, stdoutIsTerminal } from '@app/common';
 import { DatabaseUnusableError } from '@app/database';
 import { createApp } from './app.factory';
+import { BootstrapKeyService } from './auth/bootstrap-key.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createApp(config);
+  const logger = createLogger(config);
+  const app = await createApp(config, { logger });
   await app.listen({ port: config.port, host: config.host });
-  new Logger('Main').log(
+  // Last, so that a person at a terminal finds where the service is, and the first admin key, below the log.
+  alwaysShown(logger, 'Main').info(
     `Atelier API listening on ${config.publicBaseUrl} (Swagger UI at ${config.publicBaseUrl}/docs)`,
   );
+  app.get(BootstrapKeyService).announce(logger, stdoutIsTerminal());
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
+import { alwaysShown, ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
 import { DatabaseUnusableError } from '@app/database';
 import { EDIT_QUEUE, TaskWorker } from '@app/editing';
 import { WorkerModule } from './worker.module';
@@ -15,8 +14,9 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  const logger = createLogger(config);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
-    logger: new NestPinoLogger(createLogger(config)),
+    logger: new NestPinoLogger(logger),
     // A failing start (a ConfigError from a provider, such as an unsafe key file) reaches main's catch, not abort().
     abortOnError: false,
   });
@@ -25,7 +25,9 @@ async function main(): Promise<void> {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.init();
   await app.get(TaskWorker).waitUntilReady();
-  new Logger('Worker').log(`Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`);
+  alwaysShown(logger, 'Worker').info(
+    `Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`,
+  );
 }
 
 main().catch((error: unknown) => {

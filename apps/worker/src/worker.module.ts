@@ -10,7 +10,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, TasksModule.forRoot(config, 'worker')],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(), TasksModule.forRoot(config, 'worker')],
       providers: [ShutdownLogger],
     };
   }

@@ -1,26 +1,44 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/common';
 import { isTransientDatabaseError } from './database-file';
-import { dataSourceOptions, openDataSource } from './data-source';
+import { dataSourceOptions, openDataSource, type DatabaseOpening } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { ENTITIES } from './entities';
 
-/** TypeORM for the whole process; migrations run before anything else uses the database. */
+/** The process's one connection, made by {@link DatabaseModule.forRoot}. */
+@Module({})
+class DatabaseConnectionModule {}
+
+/**
+ * The entities' repositories and the readiness check, for any module that imports it. The connection itself
+ * comes once per process from `DatabaseModule.forRoot()` in the root module; migrations run before anything
+ * else uses the database.
+ */
 @Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [AppConfig],
-      // Retries only outlast a server that is still starting; a damaged file or a refused database fails at once.
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), toRetry: isTransientDatabaseError }),
-      dataSourceFactory: async (options) => {
-        if (!options) throw new Error('database options missing');
-        return openDataSource(options);
-      },
-    }),
-    TypeOrmModule.forFeature(ENTITIES),
-  ],
+  imports: [TypeOrmModule.forFeature(ENTITIES)],
   providers: [DatabaseHealth],
   exports: [TypeOrmModule, DatabaseHealth],
 })
-export class DatabaseModule {}
+export class DatabaseModule {
+  /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */
+  static forRoot(opening: DatabaseOpening = 'create'): DynamicModule {
+    return {
+      module: DatabaseConnectionModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig],
+          // Retries only outlast a server that is still starting; a damaged file or a refused database fails at once.
+          useFactory: (config: AppConfig) => ({
+            ...dataSourceOptions(config, opening),
+            toRetry: isTransientDatabaseError,
+          }),
+          dataSourceFactory: async (options) => {
+            if (!options) throw new Error('database options missing');
+            return openDataSource(options, opening);
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -13,12 +13,14 @@ import {
   ServiceException,
   type AppConfig,
 } from '@app/common';
-import { DatabaseModule, DatabaseUnusableError, SCOPES, type Scope } from '@app/database';
+import { DataSource } from 'typeorm';
+import { DatabaseModule, DatabaseUnusableError, describeDatabase, SCOPES, type Scope } from '@app/database';
 import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from '../auth/dto/create-key.dto';
 import { toKeyResponse, type KeyResponseDto } from '../auth/dto/key-response.dto';
 import { KeysService } from '../auth/keys.service';
 
-const USAGE = `Manage Atelier API keys (uses the same DATA_DIR / DATABASE_URL as the service).
+const USAGE = `Manage Atelier API keys in the service's database (the same DATA_DIR / DATABASE_URL as the
+service; it must have started once to create it).
 
 Usage:
   npm run keys -- create --name NAME --scopes SCOPE[,SCOPE] [--quota N] [--account NAME]
@@ -34,7 +36,11 @@ class UsageError extends Error {}
 @Module({})
 class KeysCliModule {
   static forRoot(config: AppConfig) {
-    return { module: KeysCliModule, imports: [ConfigModule.forRoot(config), DatabaseModule], providers: [KeysService] };
+    return {
+      module: KeysCliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot('existing'), DatabaseModule],
+      providers: [KeysService],
+    };
   }
 }
 
@@ -140,6 +146,10 @@ async function run(argv: string[]): Promise<void> {
     abortOnError: false,
   });
   try {
+    // On stderr, so that `list --json` stays parseable: which database a wrong DATA_DIR would have shown.
+    const { options } = app.get(DataSource);
+    const where = options.type === 'postgres' ? 'PostgreSQL ' : 'the SQLite database ';
+    process.stderr.write(`Using ${where}${describeDatabase(options)}\n`);
     const keys = app.get(KeysService);
     if (input) {
       const created = await keys.create(input);

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       addressRateLimitPerMinute: 3000,
       authFailureLimitPerMinute: 30,
       logLevel: 'info',
+      logFormat: 'auto',
     });
     expect(config.databaseKind).toBe('sqlite');
   });
@@ -65,11 +66,12 @@ describe('loadConfig', () => {
     expect(config.databaseKind).toBe('postgres');
   });
 
-  it('brackets an IPv6 host in the default public URL and reads levels in any case', () => {
-    const config = loadConfig({ HOST: '::1', PORT: '8081', LOG_LEVEL: 'WARN' });
+  it('brackets an IPv6 host in the default public URL and reads log levels and formats in any case', () => {
+    const config = loadConfig({ HOST: '::1', PORT: '8081', LOG_LEVEL: 'WARN', LOG_FORMAT: 'Pretty' });
     expect(config.publicBaseUrl).toBe('http://[::1]:8081');
     expect(new URL(config.publicBaseUrl).port).toBe('8081');
     expect(config.logLevel).toBe('warn');
+    expect(config.logFormat).toBe('pretty');
     expect(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl).toBe('http://localhost:3000');
   });
 
@@ -86,6 +88,7 @@ describe('loadConfig', () => {
         FETCH_ALLOW_HOSTS: 'ok.host,bad host,10.0.0.1/33',
         RATE_LIMIT_PER_MINUTE: '-1',
         LOG_LEVEL: 'loud',
+        LOG_FORMAT: 'yaml',
         TRUST_PROXY: 'maybe',
       });
     } catch (caught) {
@@ -104,9 +107,11 @@ describe('loadConfig', () => {
       'FETCH_ALLOW_HOSTS',
       'RATE_LIMIT_PER_MINUTE',
       'LOG_LEVEL',
+      'LOG_FORMAT',
       'TRUST_PROXY',
     ]);
     expect((error as ConfigError).message).toContain('PORT: must be an integer from 0 to 65535, got "70000"');
+    expect((error as ConfigError).message).toContain('LOG_FORMAT: must be one of auto, pretty, json, got "yaml"');
   });
 
   it('bounds request bodies and their arrival: depth 32, headers in 20 s, the whole request in 2 min', () => {

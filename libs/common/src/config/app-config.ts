@@ -21,6 +21,9 @@ export class ConfigError extends Error {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** `auto`: human-readable lines when standard output is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'pretty', 'json'];
 
 /**
  * The validated, typed configuration of every Atelier process.
@@ -65,6 +68,8 @@ export class AppConfig {
   readonly requestTimeoutMs: number;
   /** Minimum level of the structured logs. */
   readonly logLevel: LogLevel;
+  /** How log lines are written on standard output. */
+  readonly logFormat: LogFormat;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
   /** Longest a whole download of a user URL may take, in milliseconds (redirects included). */
@@ -310,6 +315,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     headersTimeoutMs,
     requestTimeoutMs,
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     trustProxy: read.boolean('TRUST_PROXY', false),
     fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),
