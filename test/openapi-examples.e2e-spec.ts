@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCodes, MEDIA_TYPES } from '@app/common';
 import { SAMPLE_IMAGES } from '@app/storage';
 import { installConnectGuard, type ConnectGuard } from './helpers/connect-guard';
@@ -14,6 +16,7 @@ import {
   type ExampleRequest,
 } from './helpers/openapi-examples';
 import { freePort, type RunningProcess } from './helpers/process';
+import { FIRST_ADMIN_KEY_FILE } from '../apps/api/src/auth/bootstrap-key.service';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -34,27 +37,21 @@ let guard: ConnectGuard;
 /** The tmp_url of every result seen so far. */
 const results: string[] = [];
 
-/** Starts the app as a first start does: no ADMIN_API_KEY, so it makes an admin key and prints it once. */
+/**
+ * Starts the app as a first start does: no ADMIN_API_KEY, so it makes an admin key and keeps it in
+ * DATA_DIR/first-admin-key.txt (a terminal would also show it; this process's output is not one).
+ */
 async function startFreshInstall(): Promise<{ app: TestApp; key: string }> {
   const port = await freePort();
-  const printed: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    printed.push(String(chunk));
-    return true;
+  const started = await startTestApp({
+    ADMIN_API_KEY: '',
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'warn',
   });
-  try {
-    const started = await startTestApp({
-      ADMIN_API_KEY: '',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-    });
-    const first = printed.join('').match(/\bsk_[A-Za-z0-9_-]{43}\b/)?.[0];
-    if (!first) throw new Error('the first start printed no admin key');
-    return { app: started, key: first };
-  } finally {
-    write.mockRestore();
-  }
+  const kept = readFileSync(join(started.config.dataDir, FIRST_ADMIN_KEY_FILE), 'utf8').trim();
+  if (!/^sk_[A-Za-z0-9_-]{43}$/.test(kept)) throw new Error('the first start kept no admin key');
+  return { app: started, key: kept };
 }
 
 beforeAll(async () => {
