@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException, VALIDATION_ERROR_OPTIONS } from '@app/common';
 
 export { isPlainObject };
 
@@ -74,16 +74,10 @@ export function validateShape<T extends object>(
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     stopAtFirstError: true,
-    validationError: { target: false, value: false },
+    validationError: VALIDATION_ERROR_OPTIONS,
   });
-  if (variant) {
-    for (const error of errors) {
-      if (error.constraints?.whitelistValidation) {
-        error.constraints.whitelistValidation = `${error.property} is not a member of ${variant}; no other members are allowed`;
-      }
-    }
-  }
-  issues.merge(flattenValidationErrors(errors, path));
+  const unknownMember = variant ? (property: string) => `${property} is not a member of ${variant}` : undefined;
+  issues.merge(flattenValidationErrors(errors, path, { unknownMember }));
   return instance;
 }
 

@@ -1,4 +1,4 @@
-import { ServiceException } from '@app/common';
+import { ServiceException, unknownMemberMessage } from '@app/common';
 import { absent, isPlainObject, Issues } from '../dto/dto-validation';
 import { checkLocation, LOCATION_MAX_LENGTH } from '../dto/edit-values';
 import { parseEditRequest, type EditRequest, type FormatOptions } from '../edit-request';
@@ -100,9 +100,13 @@ function readInputList(raw: unknown[], issues: Issues): BatchInput | undefined {
   return issues.has('input') ? undefined : { kind: 'files', inputs: raw as string[] };
 }
 
+/** The members of `{source, recursive}`, the object form of a folder input. */
+const FOLDER_INPUT_MEMBERS = ['source', 'recursive'];
+
 function readFolderInput(raw: Record<string, unknown>, issues: Issues): BatchInput | undefined {
   for (const key of Object.keys(raw)) {
-    if (key !== 'source' && key !== 'recursive') issues.add(`input.${key}`, `input.${key} is not allowed`);
+    if (!FOLDER_INPUT_MEMBERS.includes(key))
+      issues.add(`input.${key}`, unknownMemberMessage(key, FOLDER_INPUT_MEMBERS));
   }
   const { source, recursive } = raw;
   if (!absent(recursive) && typeof recursive !== 'boolean')
