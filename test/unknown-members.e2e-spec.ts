@@ -128,6 +128,20 @@ describe('an unknown member names the closest known one', () => {
     );
   });
 
+  it("in a task request, its own members included (webhook_url is read apart from the edit's)", async () => {
+    for (const path of ['/v1/image/edit/batch', '/v1/image/edit/async']) {
+      await expectRefusal(
+        'POST',
+        path,
+        { input: INPUT, webhok_url: 'https://hooks.example.com/', ouptut: {} },
+        {
+          webhok_url: [suggests('webhook_url')],
+          ouptut: [suggests('output')],
+        },
+      );
+    }
+  });
+
   it('in the object form of a batch input', async () => {
     await expectRefusal(
       'POST',

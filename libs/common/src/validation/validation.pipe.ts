@@ -22,6 +22,11 @@ export interface FlattenOptions {
    * a union variant says which variant it is not a member of. Default `unknown member`.
    */
   unknownMember?: (property: string) => string;
+  /**
+   * Members of the validated object itself that its caller checks apart from the class (a task's `webhook_url`):
+   * offered in suggestions beside the class's own.
+   */
+  alsoKnown?: readonly string[];
 }
 
 /**
@@ -42,7 +47,7 @@ export function flattenValidationErrors(
     if (error.constraints) {
       details[path] = Object.entries(error.constraints).map(([constraint, message]) => {
         if (constraint !== ValidationTypes.WHITELIST) return message;
-        const known = suggest ? declaredMembers(error.target?.constructor) : [];
+        const known = suggest ? [...declaredMembers(error.target?.constructor), ...(options.alsoKnown ?? [])] : [];
         return unknownMemberMessage(error.property, known, options.unknownMember?.(error.property));
       });
     }
