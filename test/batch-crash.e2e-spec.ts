@@ -97,7 +97,7 @@ async function waitForProgress(url: string, key: string, path: string, done: num
 async function expectExactlyOnce(task: Record<string, any>, output: string): Promise<void> {
   expect(task.status).toBe('DONE');
   expect(task.errors).toEqual([]);
-  expect(task.progress).toEqual({ total: COUNT, done: COUNT, failed: 0 });
+  expect(task.progress).toEqual({ total: COUNT, done: COUNT, failed: 0, retrying: 0 });
   const inputs = task.results.map((result: any) => result.input_object.input);
   expect(new Set(inputs).size).toBe(COUNT);
   expect(await keys(OUT, `${output}/`)).toEqual(names.map((name) => `${output}/${name}.jpg`));

@@ -53,8 +53,10 @@ beforeAll(async () => {
   images = await startImageServer();
   app = await startTestApp({
     FETCH_ALLOW_HOSTS: '127.0.0.1',
-    TASK_RETRY_DELAY_MS: '50',
-    TASK_ATTEMPTS: '2',
+    // An item that fails for a passing reason runs again 300 ms later, then 600 ms later: long enough for a test
+    // to see it in retry, short enough not to wait.
+    TASK_RETRY_DELAY_MS: '300',
+    TASK_ATTEMPTS: '3',
   });
   worker = await startWorkerFor(app);
   for (const [name, bucket] of [
@@ -94,7 +96,8 @@ describe('POST /v1/image/edit/batch', () => {
     });
     expect(task.status).toBe('DONE');
     expect(task.errors).toEqual([]);
-    expect(task.progress).toEqual({ total: 3, done: 3, failed: 0 });
+    expect(task.progress).toEqual({ total: 3, done: 3, failed: 0, retrying: 0 });
+    expect(task.retrying).toEqual([]);
     expect(await keys(OUT, 'flat/')).toEqual(['flat/blue.jpg', 'flat/green.jpg', 'flat/red.jpg']);
     const red = await sharp(await read(OUT, 'flat/red.jpg')).metadata();
     expect([red.format, red.width, red.height]).toEqual(['jpeg', 50, 25]);
@@ -123,7 +126,7 @@ describe('POST /v1/image/edit/batch', () => {
       output: { destination: 'storage://out/deep/', format: 'webp' },
     });
     expect(task.status).toBe('DONE');
-    expect(task.progress).toEqual({ total: 4, done: 4, failed: 0 });
+    expect(task.progress).toEqual({ total: 4, done: 4, failed: 0, retrying: 0 });
     expect(await keys(OUT, 'deep/')).toEqual([
       'deep/blue.webp',
       'deep/green.webp',
@@ -134,12 +137,17 @@ describe('POST /v1/image/edit/batch', () => {
     expect([boot.format, boot.width, boot.height]).toEqual(['webp', 80, 40]);
   });
 
-  it('edits a list of URLs into the temporary bucket', async () => {
-    const task = await runBatch({
+  it('edits a list of URLs into the temporary bucket, its total known from the first answer', async () => {
+    const created = await api().post('/v1/image/edit/batch', {
       input: [images.url('/list/one.jpg'), images.url('/list/two.png')],
       operations: { resizing: { width: '50%', height: 'auto', fit: 'bounds' } },
     });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.data.status).toBe('ACCEPTED');
+    expect(created.body.data.progress).toEqual({ total: 2, done: 0, failed: 0, retrying: 0 });
+    const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${created.body.data.id}`);
     expect(task.status).toBe('DONE');
+    expect(task.progress).toEqual({ total: 2, done: 2, failed: 0, retrying: 0 });
     expect(task.results).toHaveLength(2);
     for (const result of task.results) {
       expect(result.output_object.tmp_url).toMatch(/\/tmp\/.+\.jpg$/);
@@ -156,7 +164,7 @@ describe('POST /v1/image/edit/batch', () => {
   it('ends in ERROR with the corrupt image in errors and the good ones in results', async () => {
     const task = await runBatch({ input: 'storage://in/mixed/', output: 'storage://out/mixed/' });
     expect(task.status).toBe('ERROR');
-    expect(task.progress).toEqual({ total: 3, done: 2, failed: 1 });
+    expect(task.progress).toEqual({ total: 3, done: 2, failed: 1, retrying: 0 });
     expect(task.errors).toHaveLength(1);
     expect(task.errors[0].input_object.input).toBe('storage://in/mixed/broken.jpg');
     expect(task.errors[0].error).toMatch(/cannot be decoded|corrupt|not a supported/i);
@@ -185,7 +193,7 @@ describe('POST /v1/image/edit/batch', () => {
     expect(task.status).toBe('ERROR');
     expect(task.results).toEqual([]);
     expect(task.errors[0].error).toMatch(/holds no images/);
-    expect(task.progress).toEqual({ total: 0, done: 0, failed: 0 });
+    expect(task.progress).toEqual({ total: 0, done: 0, failed: 0, retrying: 0 });
   });
 
   it('refuses bad requests with 422 and field paths, before any task exists', async () => {
@@ -209,6 +217,40 @@ describe('POST /v1/image/edit/batch', () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(res.body.error_details), JSON.stringify(body)).toContain(path);
     }
+  });
+
+  it('shows an item in retry with its runs so far and the last failure, until it succeeds', async () => {
+    images.put('/flaky/shoe.jpg', await quadrantsImage({ format: 'jpeg', width: 64, height: 64 }));
+    images.fail('/flaky/shoe.jpg', 2); // two 503s, then the image: done at the third and last run
+    const flaky = images.url('/flaky/shoe.jpg?token=s3cret-signature');
+    const created = await api().post('/v1/image/edit/batch', { input: [images.url('/list/one.jpg'), flaky] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.data.retrying).toEqual([]);
+    const path = `/v1/image/edit/batch/${created.body.data.id}`;
+    // Runs seen in retry: 1 while the first failure waits out its 300 ms, 2 during the second run and its 600 ms
+    // (and 3 during the third run, which may be too short to catch).
+    const seen = new Set<number>();
+    let task: Record<string, any> = created.body.data;
+    for (let i = 0; i < 500 && !FINAL.includes(task.status); i += 1) {
+      if (task.progress.retrying > 0) {
+        expect(task.progress.retrying).toBe(1);
+        expect(task.retrying).toEqual([{ input: flaky, attempts: expect.any(Number), error: expect.any(String) }]);
+        expect(task.retrying[0].error).toBe('The URL answered HTTP 503.');
+        seen.add(task.retrying[0].attempts);
+      } else {
+        expect(task.retrying).toEqual([]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const res = await api().get(path);
+      expect(res.status).toBe(200);
+      task = res.body.data;
+    }
+    expect([...seen].filter((runs) => runs !== 3).sort()).toEqual([1, 2]);
+    expect(task.status).toBe('DONE');
+    expect(task.progress).toEqual({ total: 2, done: 2, failed: 0, retrying: 0 });
+    expect(task.retrying).toEqual([]);
+    expect(task.errors).toEqual([]);
+    expect(images.hits.get('/flaky/shoe.jpg')).toBe(3);
   });
 
   it("answers 404 for another account's task and for a missing one, 422 for a bad id", async () => {
@@ -235,6 +277,7 @@ describe('POST /v1/image/edit/async', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.status).toBe('ACCEPTED');
+    expect(res.body.data.progress).toEqual({ total: 1, done: 0, failed: 0, retrying: 0 });
     const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
     expect(task.status).toBe('DONE');
     expect(task.result.output_object).toMatchObject({

@@ -146,7 +146,7 @@ describe('hostile URLs through POST /v1/storage/storages', () => {
     const res = await client(app.url, app.adminKey).post('/v1/image/edit/batch', { input: inputs });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${res.body.data.id}`);
-    expect(task.progress).toEqual({ total: rows.length, done: 0, failed: rows.length });
+    expect(task.progress).toEqual({ total: rows.length, done: 0, failed: rows.length, retrying: 0 });
     for (const error of task.errors as { error: string; input_object: { input: string } }[]) {
       const row = rows[inputs.indexOf(error.input_object.input)];
       expect(error.error, row.name).toMatch(row.message);

@@ -61,7 +61,7 @@ describe('secrets in URLs never reach the logs', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${res.body.data.id}`);
     expect(task.status).toBe('ERROR');
-    expect(task.progress).toEqual({ total: 3, done: 1, failed: 2 });
+    expect(task.progress).toEqual({ total: 3, done: 1, failed: 2, retrying: 0 });
 
     // The item failures and the undelivered webhook were logged, each URL in its described form.
     await waitForLog(/webhook \S+ not delivered/);

@@ -11,6 +11,8 @@ export interface ImageServer {
    * first bytes `head` when given, and then nothing more: an origin that stalls. Its sockets close at stop().
    */
   stall(path: string, options?: { declared?: number; head?: Buffer }): void;
+  /** Answers the next `times` requests for `path` with `status` (503 by default), then as before: an origin that recovers. */
+  fail(path: string, times: number, status?: number): void;
   /** Requests received, by path. */
   hits: Map<string, number>;
   stop(): Promise<void>;
@@ -21,9 +23,16 @@ export async function startImageServer(): Promise<ImageServer> {
   const files = new Map<string, { body: Buffer; contentType: string }>();
   const stalls = new Map<string, { declared?: number; head?: Buffer }>();
   const hits = new Map<string, number>();
+  const failures = new Map<string, { times: number; status: number }>();
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    const failure = failures.get(path);
+    if (failure && failure.times > 0) {
+      failure.times -= 1;
+      response.writeHead(failure.status).end('unavailable');
+      return;
+    }
     const stall = stalls.get(path);
     if (stall) {
       const length = stall.declared === undefined ? {} : { 'content-length': stall.declared };
@@ -47,6 +56,7 @@ export async function startImageServer(): Promise<ImageServer> {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     put: (path, body, contentType = 'application/octet-stream') => files.set(path, { body, contentType }),
     stall: (path, options = {}) => stalls.set(path, options),
+    fail: (path, times, status = 503) => failures.set(path, { times, status }),
     hits,
     stop: () =>
       new Promise<void>((resolve) => {

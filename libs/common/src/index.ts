@@ -13,6 +13,7 @@ export * from './logging/logged-error';
 export * from './validation/validation.pipe';
 export * from './validation/parse-id.pipe';
 export * from './validation/json-body';
+export * from './validation/unknown-member';
 export * from './redis/redis.module';
 export * from './media/media-type';
 export * from './files/shipped-folder';

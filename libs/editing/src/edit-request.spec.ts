@@ -167,6 +167,47 @@ describe('parseEditRequest: refusals name their paths', () => {
   });
 });
 
+describe('parseEditRequest: an unknown member names the closest known one', () => {
+  const suggests = (subject: string, name: string) =>
+    `${subject}; did you mean "${name}"? No other members are allowed`;
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['top level', { operation: {} }, 'operation', suggests('unknown member', 'operations')],
+    ['operations', { operations: { resizng: {} } }, 'operations.resizng', suggests('unknown member', 'resizing')],
+    [
+      'resizing',
+      { operations: { resizing: { widht: 5 } } },
+      'operations.resizing.widht',
+      suggests('unknown member', 'width'),
+    ],
+    [
+      'a fit variant: its own members only',
+      { operations: { resizing: { width: 5, fit: { type: 'outpaint', feathring: '5%' } } } },
+      'operations.resizing.fit.feathring',
+      suggests('feathring is not a member of fit type "outpaint"', 'feathering'),
+    ],
+    [
+      'a format variant',
+      { output: { format: { type: 'jpeg', qualty: 80 } } },
+      'output.format.qualty',
+      suggests('qualty is not a member of format type "jpeg"', 'quality'),
+    ],
+    [
+      "a member of another variant, far from this one's",
+      { operations: { resizing: { width: 5, fit: { type: 'bounds', crop: 'smart' } } } },
+      'operations.resizing.fit.crop',
+      'crop is not a member of fit type "bounds"; no other members are allowed',
+    ],
+    [
+      'a far-off name',
+      { operations: { resizing: { scale: 2 } } },
+      'operations.resizing.scale',
+      'unknown member; no other members are allowed',
+    ],
+  ])('%s', (_level, body, path, message) => {
+    expect(refusal({ input: INPUT, ...body })).toEqual({ [path]: [message] });
+  });
+});
+
 describe('parseEditRequest: unions resolve to one variant', () => {
   it.each<[string, Record<string, unknown>, string, RegExp]>([
     [

@@ -133,6 +133,8 @@ export interface EditRequest {
 export interface ParseEditOptions {
   /** `required` for edits by URL or storage reference; `absent` for uploads, where `input` is refused. */
   input: 'required' | 'absent';
+  /** Top-level members the caller reads itself (a task's `webhook_url`): suggested for a misspelt member too. */
+  otherMembers?: readonly string[];
 }
 
 function readInput(body: Record<string, unknown>, mode: ParseEditOptions['input'], issues: Issues): void {
@@ -170,12 +172,15 @@ function checkAcross(body: Record<string, unknown>, issues: Issues): void {
  * one 422 (`ServiceException.validation`) whose details map dotted paths (`operations.resizing.width`) to
  * messages; a body that is not an object is 422 at `body`.
  */
-export function parseEditRequest(body: unknown, options: { input: 'required' }): EditRequest & { input: string };
+export function parseEditRequest(
+  body: unknown,
+  options: ParseEditOptions & { input: 'required' },
+): EditRequest & { input: string };
 export function parseEditRequest(body: unknown, options: ParseEditOptions): EditRequest;
 export function parseEditRequest(body: unknown, options: ParseEditOptions): EditRequest {
   if (!isPlainObject(body)) throw ServiceException.validation({ body: ['must be a JSON object'] });
   const issues = new Issues();
-  validateShape(EditRequestDto, body, '', issues);
+  validateShape(EditRequestDto, body, '', issues, { alsoKnown: options.otherMembers });
   readInput(body, options.input, issues);
   const operations = readOperations(body.operations, 'operations', issues);
   const output = readOutput(body.output, 'output', issues);

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException, VALIDATION_ERROR_OPTIONS } from '@app/common';
 import {
   type BucketParameters,
   type GcsServiceAccountKey,
@@ -45,7 +45,7 @@ function validateParameters(type: StorageType, raw: Record<string, unknown>): Pa
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    validationError: { target: false, value: false },
+    validationError: VALIDATION_ERROR_OPTIONS,
   }).filter((error) => !refused.includes(error.property));
   Object.assign(details, flattenValidationErrors(errors, 'parameters'));
   if ('path' in parameters && 'prefix' in parameters && parameters.path !== undefined) {

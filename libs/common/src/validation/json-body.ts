@@ -1,4 +1,5 @@
 import { ServiceException } from '../errors/service.exception';
+import { unknownMemberMessage } from './unknown-member';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,8 +15,6 @@ const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(
 
 /** At most this many such members are named in one 422, so that the answer stays small whatever the body. */
 const MAX_REPORTED = 20;
-
-const UNKNOWN_MEMBER = 'unknown member; no other members are allowed';
 
 function tooDeep(maxDepth: number): ServiceException {
   return new ServiceException(
@@ -93,7 +92,7 @@ export function checkJsonBody<T>(value: T, maxDepth: number, options: JsonBodyOp
       if (!array && child === null && options.nullIsAbsent) {
         delete (node as Record<string, unknown>)[key as string];
       } else if (!array && INHERITED_NAMES.has(key as string)) {
-        if (reported++ < MAX_REPORTED) details[pathOf(entry, key as string)] = [UNKNOWN_MEMBER];
+        if (reported++ < MAX_REPORTED) details[pathOf(entry, key as string)] = [unknownMemberMessage(key as string)];
       } else if (typeof child === 'object' && child !== null) {
         pending.push({ node: child, depth: depth + 1, key: String(key), parent: entry });
       }

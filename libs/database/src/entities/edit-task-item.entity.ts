@@ -46,6 +46,10 @@ export class EditTaskItemEntity {
   @Column({ name: 'output_info', type: 'simple-json', nullable: true })
   outputInfo: Record<string, unknown> | null;
 
+  /**
+   * Why the item failed, once FAILED. On a PENDING item: why its last run failed, when that failure is being
+   * retried (the task shows it under `retrying`); cleared when the item is DONE.
+   */
   @Column({ type: 'text', nullable: true })
   error: string | null;
 

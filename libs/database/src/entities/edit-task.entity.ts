@@ -43,6 +43,13 @@ export class EditTaskEntity {
   @Column({ type: 'boolean', default: false })
   expanded: boolean;
 
+  /**
+   * How many items the input names, when that is known at creation (a list of files or URLs, one file): the task's
+   * total from its first answer on. Null for a folder, whose total is the count of items listed so far.
+   */
+  @Column({ name: 'item_total', type: 'integer', nullable: true })
+  itemTotal: number | null;
+
   @Column({ name: 'webhook_url', type: 'text', nullable: true })
   webhookUrl: string | null;
 

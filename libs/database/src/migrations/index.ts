@@ -4,6 +4,7 @@ import { EditTasks1764000000000 } from './1764000000000-edit-tasks';
 import { BootstrapKeyMarker1764200000000 } from './1764200000000-bootstrap-key-marker';
 import { KeyGrants1764200000001 } from './1764200000001-key-grants';
 import { WebhookSecrets1764300000000 } from './1764300000000-webhook-secrets';
+import { TaskItemTotal1764400000000 } from './1764400000000-task-item-total';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   BootstrapKeyMarker1764200000000,
   KeyGrants1764200000001,
   WebhookSecrets1764300000000,
+  TaskItemTotal1764400000000,
 ];

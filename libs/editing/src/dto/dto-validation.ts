@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors, isPlainObject, ServiceException } from '@app/common';
+import { flattenValidationErrors, isPlainObject, ServiceException, VALIDATION_ERROR_OPTIONS } from '@app/common';
 
 export { isPlainObject };
 
@@ -51,18 +51,26 @@ export function pathOf(parent: string, member: string): string {
   return parent ? `${parent}.${member}` : member;
 }
 
+export interface ShapeOptions {
+  /**
+   * The union member the class stands for, so that a member of another variant is refused as "not a member of fit
+   * type bounds" rather than as merely unknown.
+   */
+  variant?: string;
+  /** Members of the object that the caller reads apart from the class: suggested for a misspelt member too. */
+  alsoKnown?: readonly string[];
+}
+
 /**
  * Validates one object against its class, strictly (unknown members refused, first failing rule per member),
  * and records the problems under `path`. Returns the instance, or undefined when `raw` is not an object at all.
- * `variant` names the union member the class stands for, so that a member of another variant is refused as
- * "not a member of fit type bounds" rather than as merely unknown.
  */
 export function validateShape<T extends object>(
   cls: DtoClass<T>,
   raw: unknown,
   path: string,
   issues: Issues,
-  variant?: string,
+  { variant, alsoKnown }: ShapeOptions = {},
 ): T | undefined {
   if (!isPlainObject(raw)) {
     issues.add(path, 'must be an object');
@@ -74,16 +82,10 @@ export function validateShape<T extends object>(
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     stopAtFirstError: true,
-    validationError: { target: false, value: false },
+    validationError: VALIDATION_ERROR_OPTIONS,
   });
-  if (variant) {
-    for (const error of errors) {
-      if (error.constraints?.whitelistValidation) {
-        error.constraints.whitelistValidation = `${error.property} is not a member of ${variant}; no other members are allowed`;
-      }
-    }
-  }
-  issues.merge(flattenValidationErrors(errors, path));
+  const unknownMember = variant ? (property: string) => `${property} is not a member of ${variant}` : undefined;
+  issues.merge(flattenValidationErrors(errors, path, { unknownMember, alsoKnown }));
   return instance;
 }
 
@@ -109,6 +111,6 @@ export function validateByType<K extends string, T extends object>(
     return undefined;
   }
   const name = path.split('.').pop();
-  const dto = validateShape(classes[type as K], raw, path, issues, `${name} type "${type}"`);
+  const dto = validateShape(classes[type as K], raw, path, issues, { variant: `${name} type "${type}"` });
   return dto && !issues.has(path) ? { type: type as K, dto } : undefined;
 }

@@ -1,4 +1,4 @@
-import { ServiceException } from '@app/common';
+import { ServiceException, unknownMemberMessage } from '@app/common';
 import { absent, isPlainObject, Issues } from '../dto/dto-validation';
 import { checkLocation, LOCATION_MAX_LENGTH } from '../dto/edit-values';
 import { parseEditRequest, type EditRequest, type FormatOptions } from '../edit-request';
@@ -19,6 +19,9 @@ export interface TaskRequest {
   webhookUrl?: string;
 }
 
+/** What a task request has beside the edit request's members (read here, before the edit is parsed). */
+const TASK_MEMBERS = ['webhook_url'];
+
 /** Batch output without a format: jpeg with its defaults (docs/batch.md). */
 const BATCH_DEFAULT_FORMAT = 'jpeg';
 
@@ -32,7 +35,7 @@ export function parseBatchRequest(body: unknown): TaskRequest {
   const { input: rawInput, webhook_url: rawWebhook, ...rest } = body;
   const input = readBatchInput(rawInput, issues);
   const webhookUrl = readWebhookUrl(rawWebhook, issues);
-  const edit = collect(issues, () => parseEditRequest(rest, { input: 'absent' }));
+  const edit = collect(issues, () => parseEditRequest(rest, { input: 'absent', otherMembers: TASK_MEMBERS }));
   if (edit?.output.destination !== undefined) checkFolderDestination(edit.output.destination, issues);
   issues.throwIfAny();
   const output = { ...edit!.output, format: edit!.output.format ?? defaultFormat() };
@@ -45,7 +48,7 @@ export function parseAsyncRequest(body: unknown): TaskRequest {
   const issues = new Issues();
   const { webhook_url: rawWebhook, ...rest } = body;
   const webhookUrl = readWebhookUrl(rawWebhook, issues);
-  const edit = collect(issues, () => parseEditRequest(rest, { input: 'required' }));
+  const edit = collect(issues, () => parseEditRequest(rest, { input: 'required', otherMembers: TASK_MEMBERS }));
   issues.throwIfAny();
   const { input, ...operationsAndOutput } = edit!;
   return { input: { kind: 'files', inputs: [input] }, edit: operationsAndOutput, webhookUrl };
@@ -100,9 +103,13 @@ function readInputList(raw: unknown[], issues: Issues): BatchInput | undefined {
   return issues.has('input') ? undefined : { kind: 'files', inputs: raw as string[] };
 }
 
+/** The members of `{source, recursive}`, the object form of a folder input. */
+const FOLDER_INPUT_MEMBERS = ['source', 'recursive'];
+
 function readFolderInput(raw: Record<string, unknown>, issues: Issues): BatchInput | undefined {
   for (const key of Object.keys(raw)) {
-    if (key !== 'source' && key !== 'recursive') issues.add(`input.${key}`, `input.${key} is not allowed`);
+    if (!FOLDER_INPUT_MEMBERS.includes(key))
+      issues.add(`input.${key}`, unknownMemberMessage(key, FOLDER_INPUT_MEMBERS));
   }
   const { source, recursive } = raw;
   if (!absent(recursive) && typeof recursive !== 'boolean')

@@ -8,7 +8,7 @@ import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';
 import { TaskStore, type NewItem } from './task-store';
-import { taskView, type TaskView } from './task-view';
+import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
 
 /** Items recorded and queued together while a folder is listed. */
@@ -61,8 +61,8 @@ export class TaskRunner {
   }
 
   /**
-   * Edits one item. A transient failure throws for a retry unless `finalAttempt`; any other failure (or the
-   * last attempt's) records the item as FAILED with the reason.
+   * Edits one item. A transient failure is recorded on the item (the task shows it as retrying) and thrown for a
+   * retry unless `finalAttempt`; any other failure (or the last attempt's) records the item as FAILED.
    */
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
@@ -84,7 +84,10 @@ export class TaskRunner {
       const result = await this.executor.execute(caller, request);
       await this.store.finishItem(item.id, { status: 'DONE', input: result.input, output: result.output });
     } catch (error) {
-      if (isTransient(error) && !finalAttempt) throw error;
+      if (isTransient(error) && !finalAttempt) {
+        await this.store.recordFailedAttempt(item.id, failureMessage(error));
+        throw error;
+      }
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
     }
@@ -108,8 +111,12 @@ export class TaskRunner {
   }
 
   async view(task: EditTaskEntity): Promise<TaskView> {
-    const [items, counts] = await Promise.all([this.store.finishedItems(task.id), this.store.counts(task.id)]);
-    return taskView(task, items, counts, this.config.publicBaseUrl);
+    const [items, counts, retrying] = await Promise.all([
+      this.store.finishedItems(task.id),
+      this.store.counts(task.id),
+      this.store.retrying(task.id, RETRYING_SHOWN),
+    ]);
+    return taskView(task, { items, counts, retrying }, this.config.publicBaseUrl);
   }
 
   /** Records the input's items in chunks as the listing pages in; returns how many. */

@@ -31,7 +31,15 @@ export class TaskService {
     const request = kind === 'batch' ? parseBatchRequest(body) : parseAsyncRequest(body);
     await this.checkStorages(accountId, request);
     if (request.webhookUrl !== undefined) await this.checkWebhook(request.webhookUrl);
-    const task = await this.store.create(accountId, kind, body as Record<string, unknown>, request.webhookUrl);
+    // A list's length is known now, so the first answer shows the total; a folder's is counted as it is listed.
+    const itemTotal = request.input.kind === 'files' ? request.input.inputs.length : null;
+    const task = await this.store.create(
+      accountId,
+      kind,
+      body as Record<string, unknown>,
+      request.webhookUrl,
+      itemTotal,
+    );
     await this.queue.start(task.id);
     return this.runner.view(task);
   }

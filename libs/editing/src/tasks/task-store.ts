@@ -18,6 +18,12 @@ export interface TaskCounts {
   pending: number;
 }
 
+/** Pending items whose last run failed and that run again: how many, and the first of them. */
+export interface RetryingItems {
+  count: number;
+  items: EditTaskItemEntity[];
+}
+
 /** Statuses a task may move to from each status: forward only. */
 const NEXT: Record<TaskStatus, TaskStatus[]> = {
   ACCEPTED: ['PROCESSING', 'DONE', 'ERROR'],
@@ -42,6 +48,7 @@ export class TaskStore {
     kind: TaskKind,
     request: Record<string, unknown>,
     webhookUrl: string | undefined,
+    itemTotal: number | null,
   ): Promise<EditTaskEntity> {
     return this.tasks.save(
       this.tasks.create({
@@ -51,6 +58,7 @@ export class TaskStore {
         request,
         error: null,
         expanded: false,
+        itemTotal,
         webhookUrl: webhookUrl ?? null,
         webhookState: webhookUrl ? 'pending' : 'none',
         finishedAt: null,
@@ -107,6 +115,14 @@ export class TaskStore {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * Records why a run of a pending item failed when that run will be retried: the task shows the item as retrying
+   * with this message until a later run finishes it.
+   */
+  async recordFailedAttempt(id: number, error: string): Promise<void> {
+    await this.items.update({ id, status: 'PENDING' }, { error });
+  }
+
   /** Finishes a pending item; false when another run finished it first. */
   async finishItem(
     id: number,
@@ -135,6 +151,24 @@ export class TaskStore {
     const failed = by.FAILED ?? 0;
     const pending = by.PENDING ?? 0;
     return { total: done + failed + pending, done, failed, pending };
+  }
+
+  /**
+   * The pending items whose last run failed (a run recorded its reason): the first `limit` in order, and how many
+   * in all, read by one statement so that the count and the list always agree.
+   */
+  async retrying(taskId: number, limit: number): Promise<RetryingItems> {
+    const { entities, raw } = await this.items
+      .createQueryBuilder('item')
+      .addSelect('COUNT(*) OVER ()', 'retrying_count')
+      .where('item.task_id = :taskId AND item.status = :status AND item.error IS NOT NULL', {
+        taskId,
+        status: 'PENDING',
+      })
+      .orderBy('item.seq', 'ASC')
+      .limit(limit)
+      .getRawAndEntities<{ retrying_count: string | number }>();
+    return { count: Number(raw[0]?.retrying_count ?? 0), items: entities };
   }
 
   /** Pending items after `afterSeq`, in order, `limit` at a time (resuming a task without reading all of it). */

@@ -1,7 +1,7 @@
 import { mediaTypeOfExtension } from '@app/common';
 import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
-import type { TaskCounts } from './task-store';
+import type { RetryingItems, TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
 export type TaskInputInfo = ImageInfo & { input: string };
@@ -17,7 +17,27 @@ export interface TaskError {
   input_object: TaskInputInfo;
 }
 
-/** The Batch task of the contract, plus `progress` (and `result` for an asynchronous edit). */
+/** How many items in retry a task lists (`retrying`), bounding its body; `progress.retrying` counts them all. */
+export const RETRYING_SHOWN = 20;
+
+/** An item whose last run failed and that will run again (an extension). */
+export interface TaskRetry {
+  /** The input as the request named it (as in `results` and `errors`). */
+  input: string;
+  /** Runs started so far, a run in progress included. */
+  attempts: number;
+  /** Why the last run failed: the text `errors` would show if it were the last. */
+  error: string;
+}
+
+export interface TaskProgress {
+  total: number;
+  done: number;
+  failed: number;
+  retrying: number;
+}
+
+/** The Batch task of the contract, plus `progress` and `retrying` (and `result` for an asynchronous edit). */
 export interface TaskView {
   id: number;
   status: TaskStatus;
@@ -25,9 +45,10 @@ export interface TaskView {
   created_at: string;
   finished_at: string | null;
   request: Record<string, unknown>;
-  progress: { total: number; done: number; failed: number };
+  progress: TaskProgress;
   errors: TaskError[];
   results: TaskResult[];
+  retrying: TaskRetry[];
   /** Asynchronous edits only: the one result once done, `{}` until then and on failure (never null). */
   result?: TaskResult | Record<string, never>;
 }
@@ -58,12 +79,21 @@ function outputOf(item: EditTaskItemEntity): OutputImageInfo {
   return output.service_storage_uri ? { ...output, ...storageUriFields(output.service_storage_uri) } : output;
 }
 
+/** What a task's view is made of, read from its items. */
+export interface TaskItems {
+  /** The final items, in order. */
+  items: EditTaskItemEntity[];
+  counts: TaskCounts;
+  retrying: RetryingItems;
+}
+
 export function taskView(
   task: EditTaskEntity,
-  items: EditTaskItemEntity[],
-  counts: TaskCounts,
+  { items, counts, retrying }: TaskItems,
   publicBaseUrl: string,
 ): TaskView {
+  // A final task retries nothing: items that a task-level error left pending never run again.
+  const final = task.status === 'DONE' || task.status === 'ERROR';
   const results = items
     .filter((item) => item.status === 'DONE')
     .map((item) => ({ input_object: inputOf(item), output_object: outputOf(item) }));
@@ -88,9 +118,20 @@ export function taskView(
     created_at: task.createdAt.toISOString(),
     finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
     request: task.request,
-    progress: { total: counts.total, done: counts.done, failed: counts.failed },
+    progress: {
+      // A list's total is stored as the task is created; a folder's grows as it is listed.
+      total: task.itemTotal ?? counts.total,
+      done: counts.done,
+      failed: counts.failed,
+      retrying: final ? 0 : retrying.count,
+    },
     errors,
     results,
+    retrying: (final ? [] : retrying.items).map((item) => ({
+      input: item.input,
+      attempts: item.attempts,
+      error: item.error ?? '',
+    })),
     ...(task.kind === 'async' && { result: results[0] ?? {} }),
   };
 }

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { TASK_STATUSES, type TaskStatus } from '@app/database';
-import type { TaskError, TaskInputInfo, TaskResult, TaskView } from '@app/editing';
+import {
+  RETRYING_SHOWN,
+  type TaskError,
+  type TaskInputInfo,
+  type TaskProgress,
+  type TaskResult,
+  type TaskRetry,
+  type TaskView,
+} from '@app/editing';
 import { ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
 
 export class TaskInputInfoDto extends ImageInfoDto implements TaskInputInfo {
@@ -40,8 +48,11 @@ export class TaskErrorDto implements TaskError {
   input_object: TaskInputInfoDto;
 }
 
-export class TaskProgressDto {
-  @ApiProperty({ description: 'Images found so far (final once the input is listed).' })
+export class TaskProgressDto implements TaskProgress {
+  @ApiProperty({
+    description:
+      'Images of the task. A list of files or URLs (or one file) counts from the first answer on; a folder counts the images listed so far, final once it is listed.',
+  })
   total: number;
 
   @ApiProperty()
@@ -49,6 +60,29 @@ export class TaskProgressDto {
 
   @ApiProperty()
   failed: number;
+
+  @ApiProperty({
+    description:
+      'Images whose last run failed for a reason that may pass (network, timeout, 5xx) and that run again after a pause (TASK_ATTEMPTS runs at most); counted among neither done nor failed. 0 once the task is final. An extension.',
+    example: 0,
+  })
+  retrying: number;
+}
+
+/** An image in retry: its input, the runs so far and why the last one failed. */
+export class TaskRetryDto implements TaskRetry {
+  @ApiProperty({ description: 'The input as the request named it.', example: 'https://images.example.com/shoe.jpg' })
+  input: string;
+
+  @ApiProperty({ description: 'Runs started so far, a run in progress included.', example: 2 })
+  attempts: number;
+
+  @ApiProperty({
+    description:
+      "Why the last run failed: the text `errors` shows if the image fails for good (no URL's query or credentials).",
+    example: 'The URL answered HTTP 503.',
+  })
+  error: string;
 }
 
 export class TaskDto implements TaskView {
@@ -82,6 +116,12 @@ export class TaskDto implements TaskView {
 
   @ApiProperty({ type: [TaskResultDto], description: 'Every image that succeeded, also when the status is ERROR.' })
   results: TaskResultDto[];
+
+  @ApiProperty({
+    type: [TaskRetryDto],
+    description: `Images in retry (\`progress.retrying\` of them), the first ${RETRYING_SHOWN} in input order; empty once the task is final. An extension.`,
+  })
+  retrying: TaskRetryDto[];
 
   @ApiPropertyOptional({
     type: TaskAsyncResultDto,
