@@ -253,6 +253,17 @@ describe('POST /v1/image/edit/batch', () => {
     expect(images.hits.get('/flaky/shoe.jpg')).toBe(3);
   });
 
+  it('fails an image whose URL answers 404 at its first run, and retries one throttled with 429', async () => {
+    images.put('/throttled/shoe.jpg', await quadrantsImage({ format: 'jpeg', width: 64, height: 64 }));
+    images.fail('/throttled/shoe.jpg', 1, 429);
+    const task = await runBatch({ input: [images.url('/gone/shoe.jpg'), images.url('/throttled/shoe.jpg')] });
+    expect(task.status).toBe('ERROR');
+    expect(task.progress).toEqual({ total: 2, done: 1, failed: 1, retrying: 0 });
+    expect(task.errors.map((failure: { error: string }) => failure.error)).toEqual(['The URL answered HTTP 404.']);
+    expect(images.hits.get('/gone/shoe.jpg')).toBe(1);
+    expect(images.hits.get('/throttled/shoe.jpg')).toBe(2);
+  });
+
   it("answers 404 for another account's task and for a missing one, 422 for a bad id", async () => {
     const created = await api().post('/v1/image/edit/batch', { input: [images.url('/list/one.jpg')] });
     const id = created.body.data.id;

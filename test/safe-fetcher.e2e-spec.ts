@@ -79,6 +79,10 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
       return void (Number(arg) < MAX_LOOP ? redirect(302, `/loop/${Number(arg) + 1}`) : response.end('end'));
     case 'see-other':
       return void redirect(303, '/png-as-text');
+    case 'status':
+      return void response.writeHead(Number(arg)).end('answer');
+    case 'bad-location':
+      return void redirect(302, 'http://[::1');
     case 'declared-large':
       return void response.writeHead(200, { 'content-length': '5000' }).end(Buffer.alloc(5000));
     case 'chunked-large':
@@ -173,7 +177,7 @@ describe('SafeFetcher refuses hostile URLs before connecting', () => {
     resolver = (host) => row.dns?.[host];
     const url = fillUrl(row.url, ports);
     const error = await rejected(fetcher().download(url));
-    expect(error.codeName).toBe(row.expected);
+    expect(error).toMatchObject({ codeName: row.expected, retryable: false });
     expect(error.message).toMatch(row.message);
     // The client is not told where a name points nor where a redirect went; the server log is.
     expect(addressesNotSent(error.message, url)).toEqual([]);
@@ -256,6 +260,27 @@ describe('SafeFetcher downloads from allowed servers', () => {
     expect(error.message).toBe('The URL answered HTTP 404.');
   });
 
+  // Batch items are retried on `retryable`, set here where the answer is read: only a status that may change.
+  it.each([
+    [404, false],
+    [410, false],
+    [403, false],
+    [400, false],
+    [408, true],
+    [429, true],
+    [500, true],
+    [503, true],
+  ])('marks a download answered %i retryable: %s', async (status, retryable) => {
+    const error = await rejected(fetcher().download(`${ports.origin}/status/${status}`));
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message: `The URL answered HTTP ${status}.`, retryable });
+  });
+
+  it('fails for good on a redirect to an invalid URL: the origin answers it every time', async () => {
+    const error = await rejected(fetcher().download(`${ports.origin}/bad-location`));
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', retryable: false });
+    expect(error.message).toMatch(/redirected to an invalid URL/);
+  });
+
   it('connects to the one address resolved per hop (pinning against DNS rebinding)', async () => {
     let queries = 0;
     // A rebinding resolver: the allowed address first, the forbidden one on any later query.
@@ -313,13 +338,13 @@ describe('SafeFetcher downloads from allowed servers', () => {
 describe('SafeFetcher limits', () => {
   it('fails at once on a declared Content-Length over the cap', async () => {
     const error = await rejected(fetcher().open(`${ports.origin}/declared-large`, { maxBytes: 4096 }));
-    expect(error.codeName).toBe('FETCH_TOO_LARGE');
+    expect(error).toMatchObject({ codeName: 'FETCH_TOO_LARGE', retryable: false });
     expect(error.message).toMatch(/declares 5000 bytes, more than the limit of 4096 bytes/);
   });
 
   it('fails a chunked body once it passes the cap, and closes the connection', async () => {
     const error = await rejected(fetcher().download(`${ports.origin}/chunked-large`, { maxBytes: 4096 }));
-    expect(error.codeName).toBe('FETCH_TOO_LARGE');
+    expect(error).toMatchObject({ codeName: 'FETCH_TOO_LARGE', retryable: false });
     expect(error.message).toMatch(/is larger than the limit of 4096 bytes/);
     await chunked.closed;
     expect(chunked.written).toBeLessThan(MAX_CHUNKS);
@@ -328,7 +353,7 @@ describe('SafeFetcher limits', () => {
   it('times out a server that does not answer', async () => {
     const started = Date.now();
     const error = await rejected(fetcher({ FETCH_TIMEOUT_MS: '300' }).download(`${ports.origin}/slow-headers`));
-    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', retryable: true });
     expect(error.message).toBe(`Download of ${ports.origin}/slow-headers timed out after 300 ms.`);
     expect(Date.now() - started).toBeLessThan(2000);
   });
@@ -354,7 +379,7 @@ describe('SafeFetcher limits', () => {
       const fast = fetcher({ FETCH_CONNECT_TIMEOUT_MS: '100' });
       const url = `https://127.0.0.1:${port}/a.png`;
       const error = await rejected(fast.download(url));
-      expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message: unreachable(url) });
+      expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message: unreachable(url), retryable: true });
       expect(logged.join('\n')).toMatch(/timed out after 100 ms/);
       expect(held).toHaveLength(1);
     } finally {
@@ -369,7 +394,7 @@ describe('SafeFetcher limits', () => {
     const { port } = closed.address() as net.AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const error = await rejected(fetcher().download(`http://127.0.0.1:${port}/`));
-    expect(error.codeName).toBe('FETCH_FAILED');
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', retryable: true });
     expect(error.message).toBe(unreachable(`http://127.0.0.1:${port}/`));
     expect(logged.join('\n')).toMatch(/ECONNREFUSED/);
   });

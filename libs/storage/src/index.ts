@@ -9,6 +9,7 @@ export * from './drivers/storage-driver';
 export * from './drivers/storage-driver.factory';
 export * from './fetch/address-policy';
 export * from './fetch/describe-url';
+export * from './fetch/http-answer';
 export * from './fetch/safe-fetcher';
 export * from './fetch/safe-fetcher.types';
 export { readWhole, type ReserveBytes } from './fetch/fetch-stream';

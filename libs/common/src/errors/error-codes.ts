@@ -10,6 +10,12 @@ export interface ErrorDefinition {
   readonly status: number;
   readonly type: ErrorType;
   readonly message: string;
+  /**
+   * Whether a failure with this code may pass when the same work runs again (batch items and webhooks are retried
+   * on it: docs/batch.md). Absent is false. A code that covers both kinds (FETCH_FAILED: a reset connection, or an
+   * origin's 404) is overridden where the error is made (ServiceExceptionOptions.retryable).
+   */
+  readonly retryable?: boolean;
 }
 
 function define<T extends Record<string, Omit<ErrorDefinition, never>>>(catalogue: T): T {
@@ -80,9 +86,17 @@ export const ErrorCodes = define({
     status: 502,
     type: 'storage',
     message: 'The storage service failed; try again.',
+    retryable: true,
   },
   FETCH_REFUSED: { code: '1401', status: 400, type: 'general', message: 'The URL is not allowed.' },
-  FETCH_FAILED: { code: '1402', status: 400, type: 'general', message: 'The URL cannot be fetched.' },
+  // Retryable for what fails before or while an origin answers (network, timeouts); an answer's status decides its own.
+  FETCH_FAILED: {
+    code: '1402',
+    status: 400,
+    type: 'general',
+    message: 'The URL cannot be fetched.',
+    retryable: true,
+  },
   FETCH_TOO_LARGE: {
     code: '1403',
     status: 400,
@@ -120,6 +134,7 @@ export const ErrorCodes = define({
     status: 503,
     type: 'runtime_settings',
     message: 'Too many images are being processed; retry shortly.',
+    retryable: true,
   },
   TASK_NOT_FOUND: { code: '1701', status: 404, type: 'image', message: 'Task not found.' },
   VALIDATION: { code: '9000', status: 422, type: 'validation', message: 'Validation failed.' },
@@ -142,8 +157,14 @@ export const ErrorCodes = define({
   },
   REQUEST_TIMEOUT: { code: '9008', status: 408, type: 'general', message: 'The request did not arrive in time.' },
   HEADERS_TOO_LARGE: { code: '9009', status: 431, type: 'general', message: 'The request headers are too large.' },
-  INTERNAL: { code: '9500', status: 500, type: 'runtime_settings', message: 'Internal error.' },
-  NOT_READY: { code: '9503', status: 503, type: 'runtime_settings', message: 'The service is not ready.' },
+  INTERNAL: { code: '9500', status: 500, type: 'runtime_settings', message: 'Internal error.', retryable: true },
+  NOT_READY: {
+    code: '9503',
+    status: 503,
+    type: 'runtime_settings',
+    message: 'The service is not ready.',
+    retryable: true,
+  },
 } as const);
 
 export type ErrorCodeName = keyof typeof ErrorCodes;

@@ -1,15 +1,13 @@
 import { ServiceException } from '@app/common';
 
 /**
- * Whether a failed item may succeed when run again: a network failure, a timeout, a store's or origin's 5xx,
- * a full edit queue, or an unexpected error. A bad image, a 4xx from the origin, a refused URL or a missing
- * object fail for good at once.
+ * Whether a failed item (or webhook delivery) may succeed when run again, as the error's maker marked it
+ * (ServiceException.retryable: a network failure, a timeout, a store's or origin's 5xx, 408 or 429, a full edit
+ * queue). An unexpected error is retried too: it is not known to be permanent. The message is never read, so
+ * rewording one cannot change what is retried.
  */
 export function isTransient(error: unknown): boolean {
-  if (!(error instanceof ServiceException)) return true;
-  if (error.codeName === 'FETCH_FAILED') return !/answered HTTP 4\d\d/.test(error.message);
-  if (error.codeName === 'OPERATION_NOT_IMPLEMENTED') return false;
-  return error.status >= 500;
+  return error instanceof ServiceException ? error.retryable : true;
 }
 
 /** The message an item's failure shows in the task's `errors` (never a stack, never a secret). */

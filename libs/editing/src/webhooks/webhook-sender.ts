@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ServiceException } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
-import { SafeFetcher } from '@app/storage';
+import { SafeFetcher, unsuccessfulAnswer } from '@app/storage';
 import { WebhookSecrets } from './webhook-secrets';
 import { webhookSignatureHeaders } from './webhook-signature';
 
@@ -55,7 +55,7 @@ export class WebhookSender {
       );
     }
     if (status < 200 || status > 299) {
-      throw new ServiceException('FETCH_FAILED', `The webhook answered HTTP ${status}.`);
+      throw unsuccessfulAnswer('The webhook', status);
     }
   }
 }

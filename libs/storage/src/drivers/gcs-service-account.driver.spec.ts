@@ -339,7 +339,7 @@ describe('GcsServiceAccountDriver', () => {
   it('reports a missing object as STORAGE_OBJECT_NOT_FOUND and head as null', async () => {
     const gcs = driver();
     const error = await failure(gcs.read('nope.jpg'));
-    expect(error.codeName).toBe('STORAGE_OBJECT_NOT_FOUND');
+    expect(error).toMatchObject({ codeName: 'STORAGE_OBJECT_NOT_FOUND', retryable: false });
     expect(error.message).toBe('Object "nope.jpg" does not exist in storage.');
     expect(await gcs.head('nope.jpg')).toBeNull();
   });
@@ -401,15 +401,18 @@ describe('GcsServiceAccountDriver', () => {
     fake.denied.add('photos');
     const denied = await failure(driver().read('a.jpg'));
     fake.denied.clear();
-    expect(denied.codeName).toBe('STORAGE_UNREACHABLE');
+    expect(denied).toMatchObject({ codeName: 'STORAGE_UNREACHABLE', retryable: false });
     for (const error of [refused, denied]) {
       expect(JSON.stringify({ ...error, message: error.message })).not.toMatch(/PRIVATE KEY|MII/);
     }
   });
 
-  it('reports 5xx and network failures as STORAGE_BACKEND_FAILED', async () => {
-    fake.failNext = 503;
-    expect((await failure(driver().head('a.jpg'))).codeName).toBe('STORAGE_BACKEND_FAILED');
+  it('reports 5xx, throttling and network failures as STORAGE_BACKEND_FAILED, which may pass when retried', async () => {
+    for (const status of [503, 500, 429, 408]) {
+      fake.failNext = status;
+      const error = await failure(driver().head('a.jpg'));
+      expect(error, `HTTP ${status}`).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED', retryable: true });
+    }
     // Nothing listens on loopback port 1: the connection is refused.
     const logged: string[] = [];
     const log = vi
@@ -422,6 +425,7 @@ describe('GcsServiceAccountDriver', () => {
     expect(offline).toMatchObject({
       codeName: 'STORAGE_BACKEND_FAILED',
       message: 'Could not reach http://127.0.0.1:1/, or it did not answer.',
+      retryable: true,
     });
     expect(logged.join('\n')).toContain('ECONNREFUSED');
   });

@@ -5,6 +5,7 @@ import { ServiceException } from '@app/common';
 import type { GcsServiceAccountKey } from '../connections/storage-parameters';
 import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
+import { isTransientStatus } from '../fetch/http-answer';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -286,7 +287,7 @@ export class GcsServiceAccountDriver implements StorageDriver {
         `The service account has no permission on bucket "${bucket}".`,
       );
     }
-    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    if (status !== undefined && status >= 400 && !isTransientStatus(status)) {
       return new ServiceException('STORAGE_UNREACHABLE', `Google Cloud Storage refused the request (HTTP ${status}).`);
     }
     if (status !== undefined) {

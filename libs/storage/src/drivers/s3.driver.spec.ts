@@ -19,6 +19,16 @@ async function recordingServer(answer: boolean): Promise<{ server: Server; url: 
   return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
 }
 
+/** A loopback store that answers every request with an S3 error document of this status and code. */
+async function failingStore(status: number, code: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((_request, response) => {
+    const body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>m</Message></Error>`;
+    response.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
 /** What a caller is told about a store that cannot be reached, whatever the reason. */
 const unreachable = (endpoint: string) => `Could not reach ${endpoint}/, or it did not answer.`;
 
@@ -78,6 +88,24 @@ describe('S3Driver', () => {
     driver.close();
   });
 
+  // Batch items are retried on `retryable`: a store that throttles or fails may answer next time, a refusal never.
+  it.each([
+    [503, 'SlowDown', 'STORAGE_BACKEND_FAILED', true],
+    [500, 'InternalError', 'STORAGE_BACKEND_FAILED', true],
+    [429, 'TooManyRequests', 'STORAGE_BACKEND_FAILED', true],
+    [403, 'AccessDenied', 'STORAGE_UNREACHABLE', false],
+    [400, 'InvalidRequest', 'STORAGE_UNREACHABLE', false],
+    [404, 'NoSuchKey', 'STORAGE_OBJECT_NOT_FOUND', false],
+  ])('reads an answer %i %s as %s, retryable %s', async (status, code, codeName, retryable) => {
+    const { server, url } = await failingStore(status, code);
+    servers.push(server);
+    const driver = keyedDriver(url);
+    const error = await driver.read('a.jpg').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceException);
+    expect(error).toMatchObject({ codeName, retryable });
+    driver.close();
+  });
+
   it('tells the caller no more about a closed port than about a silent store; the log says which', async () => {
     const { server, url } = await recordingServer(false);
     await new Promise<void>((done) => server.close(() => done()));
@@ -85,7 +113,7 @@ describe('S3Driver', () => {
     vi.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(String(message)));
     const driver = keyedDriver(url);
     const error = await driver.head('a.jpg').catch((e: unknown) => e);
-    expect(error).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED', message: unreachable(url) });
+    expect(error).toMatchObject({ codeName: 'STORAGE_BACKEND_FAILED', message: unreachable(url), retryable: true });
     expect(logged.join('\n')).toMatch(/ECONNREFUSED/);
     driver.close();
   });

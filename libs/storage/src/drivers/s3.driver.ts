@@ -16,6 +16,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
 import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
+import { isTransientStatus } from '../fetch/http-answer';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -283,7 +284,8 @@ export class S3Driver implements StorageDriver {
           `The storage refused the credentials for bucket "${this.options.bucket}" (${error.name}).`,
         );
       }
-      if (status >= 400 && status < 500) {
+      // Throttling (429, or SlowDown's 503) and 408 fall through to STORAGE_BACKEND_FAILED: they may pass later.
+      if (status >= 400 && !isTransientStatus(status)) {
         return new ServiceException('STORAGE_UNREACHABLE', `The storage refused the request (${error.name}).`);
       }
       return new ServiceException('STORAGE_BACKEND_FAILED', `The storage failed (${error.name}, HTTP ${status}).`);

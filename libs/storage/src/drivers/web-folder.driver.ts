@@ -1,4 +1,5 @@
 import { ServiceException } from '@app/common';
+import { isTransientStatus } from '../fetch/http-answer';
 import type { SafeFetchOptions, SafeFetchResponse } from '../fetch/safe-fetcher.types';
 import type { StorageDriver, StorageObjectInfo, StorageReadResult, StorageWriteResult } from './storage-driver';
 
@@ -86,7 +87,8 @@ export class WebFolderDriver implements StorageDriver {
   close(): void {}
 
   private failed(status: number, path: string): ServiceException {
-    return status >= 500
+    // A throttled or failing server may answer next time; any other refusal of the object is final.
+    return isTransientStatus(status)
       ? new ServiceException('STORAGE_BACKEND_FAILED', `The web folder answered HTTP ${status} for "${path}".`)
       : new ServiceException('STORAGE_OBJECT_NOT_FOUND', `The web folder answered HTTP ${status} for "${path}".`);
   }

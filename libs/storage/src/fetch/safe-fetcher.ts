@@ -8,6 +8,7 @@ import { SampleImages } from '../samples/sample-images';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
 import { describeUrl } from './describe-url';
 import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
+import { unsuccessfulAnswer } from './http-answer';
 import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
 
 /** Redirects followed per download; one more fails with FETCH_REFUSED. */
@@ -35,7 +36,11 @@ function parseUrl(url: string, base?: URL): URL {
   try {
     return new URL(url, base);
   } catch {
-    if (base) throw new ServiceException('FETCH_FAILED', `${describeUrl(base)} redirected to an invalid URL.`);
+    if (base) {
+      // The origin's own answer: it redirects to the same invalid URL every time.
+      const message = `${describeUrl(base)} redirected to an invalid URL.`;
+      throw new ServiceException('FETCH_FAILED', message, {}, {}, { retryable: false });
+    }
     throw new ServiceException('FETCH_REFUSED', 'The URL is not a valid absolute URL.');
   }
 }
@@ -112,12 +117,12 @@ export class SafeFetcher implements OnApplicationShutdown {
     }
   }
 
-  /** GETs `url` into memory; anything but a 2xx final status fails with FETCH_FAILED. */
+  /** GETs `url` into memory; anything but a 2xx final status fails with FETCH_FAILED, retryable as the status is. */
   async download(url: string, options: SafeFetchOptions = {}): Promise<SafeDownload> {
     const response = await this.open(url, { ...options, method: 'GET' });
     if (response.status < 200 || response.status > 299) {
       response.body.destroy();
-      throw new ServiceException('FETCH_FAILED', `The URL answered HTTP ${response.status}.`);
+      throw unsuccessfulAnswer('The URL', response.status);
     }
     const maxBytes = options.maxBytes ?? this.config.fetchMaxBytes;
     const label = describeUrl(new URL(response.url));
