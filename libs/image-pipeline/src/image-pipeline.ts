@@ -5,7 +5,7 @@ import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
 import { decodeError, openInput } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { adjust } from './operations/adjust.operation';
-import { flattenOnto } from './operations/background.operation';
+import { flattenOnto } from './operations/flatten.operation';
 import { encode, usesSourceProfile, type SourceColour } from './operations/encode.operation';
 import { ProfileFiles } from './colour/profile-files';
 import { pad } from './operations/padding.operation';
