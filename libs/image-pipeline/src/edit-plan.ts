@@ -3,7 +3,7 @@ import type { OutputMediaType } from '@app/common';
 /**
  * The typed, normalised form of an edit that {@link ImagePipeline} runs. Everything here is resolved:
  * percentages are pixels, defaults are filled, colours are numbers. The pipeline parses nothing.
- * Stages run in the order of docs/image-editing.md (CONTRACT.md's processing order).
+ * Steps run in the order of PIPELINE_STEPS (pipeline-steps.ts), each when its part of the plan is set.
  */
 
 /** A colour with channels 0..255 and alpha 0..1 (0 is fully transparent). */

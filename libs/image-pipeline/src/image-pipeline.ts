@@ -2,16 +2,10 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import sharp from 'sharp';
 import { AppConfig } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
-import { decodeError, openInput } from './decode/decode-input';
+import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
-import { adjust } from './operations/adjust.operation';
-import { flattenOnto } from './operations/background.operation';
-import { encode, usesSourceProfile, type SourceColour } from './operations/encode.operation';
 import { ProfileFiles } from './colour/profile-files';
-import { pad } from './operations/padding.operation';
-import { resize } from './operations/resize.operation';
-import { decompress, resolveDecompress } from './operations/restore.operation';
-import { materialize, type StageImage } from './operations/stage';
+import { runSteps } from './pipeline-steps';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
 
@@ -25,8 +19,8 @@ export interface PipelineResult {
 
 /**
  * The one place that runs sharp. `probe` reads the header and refuses images over the pixel limit before
- * any pixel is decoded; `run` applies an {@link EditPlan} in the order of docs/image-editing.md:
- * decode (EXIF orientation) -> decompress -> background flatten -> padding -> resize -> adjustments -> encode.
+ * any pixel is decoded; `run` applies an {@link EditPlan} step by step, in the order of
+ * PIPELINE_STEPS (pipeline-steps.ts).
  */
 @Injectable()
 export class ImagePipeline implements OnApplicationShutdown {
@@ -58,31 +52,16 @@ export class ImagePipeline implements OnApplicationShutdown {
   }
 
   private async process(bytes: Buffer, probe: ImageProbe, plan: EditPlan): Promise<PipelineResult> {
-    const source = await openInput(bytes, probe, this.pool, this.config.maxInputPixels);
-    let stage: StageImage = {
-      image: sharp(source.input, source.options).autoOrient(),
-      width: probe.displayWidth,
-      height: probe.displayHeight,
-      hasAlpha: probe.hasAlpha,
-      fresh: true,
+    const context = {
+      bytes,
+      probe,
+      plan,
+      pool: this.pool,
+      profiles: this.profiles,
+      maxPixels: this.config.maxInputPixels,
     };
-    // 16-bit pixels (and sharp's Display P3 working space for them) become 8-bit sRGB before any operation
-    // whose constants assume 0..255 sRGB values; a plain resize and encode keep the fast single pipeline.
-    const wide = probe.space === 'rgb16' || probe.space === 'grey16';
-    if (wide && (plan.decompress || plan.flatten || plan.padding || plan.adjust)) stage = await materialize(stage);
-    const strength = plan.decompress && resolveDecompress(plan.decompress, bytes);
-    if (strength) stage = await decompress(stage, strength, this.pool);
-    if (plan.flatten) stage = await flattenOnto(stage, plan.flatten);
-    if (plan.padding && plan.paddingFill) stage = await pad(stage, plan.padding, plan.paddingFill);
-    if (plan.resize) stage = await resize(stage, plan.resize);
-    if (plan.adjust) stage = await adjust(stage, plan.adjust, this.pool);
-    const ownProfile = probe.icc && usesSourceProfile(plan.colour, plan.encode, probe.space);
-    const colour: SourceColour = {
-      space: probe.space,
-      iccPath: ownProfile ? await this.profiles.path(probe.icc!) : undefined,
-    };
-    const output = encode(stage.image, plan, colour);
-    const { data, info } = await output.toBuffer({ resolveWithObject: true });
+    const stage = await runSteps(context);
+    const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });
     return { data, format: plan.encode.format, width: info.width, height: info.height };
   }
 

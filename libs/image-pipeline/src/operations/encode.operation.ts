@@ -1,7 +1,8 @@
 import type { Sharp } from 'sharp';
 import { outputCapabilities } from '@app/common';
-import type { ColourPlan, EncodePlan } from '../edit-plan';
+import type { ColourPlan, EditPlan, EncodePlan } from '../edit-plan';
 import { cmykProfilePath } from '../colour/cmyk-profiles';
+import type { PipelineStep } from './pipeline-step';
 
 /** Where the source's colour stands, from its header (see decode/probe.ts). */
 export interface SourceColour {
@@ -83,3 +84,22 @@ export function encode(
 ): Sharp {
   return applyFormat(applyDpi(applyColour(image, plan.colour, plan.encode, source), plan.dpi), plan.encode);
 }
+
+/**
+ * Encode: format, `dpi` and colour space set on the pipeline, which the runner then executes (`toBuffer`).
+ * The source's own profile is handed over as a file only when the output keeps it.
+ */
+export const encodeStep: PipelineStep<EditPlan> = {
+  name: 'encode',
+  phase: 'encode',
+  assumes8BitSrgb: false,
+  partOf: (plan) => plan,
+  async run(stage, plan, { probe, profiles }) {
+    const ownProfile = probe.icc && usesSourceProfile(plan.colour, plan.encode, probe.space);
+    const colour: SourceColour = {
+      space: probe.space,
+      iccPath: ownProfile ? await profiles.path(probe.icc!) : undefined,
+    };
+    return { ...stage, image: encode(stage.image, plan, colour), fresh: false };
+  },
+};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenOnto } from './background.operation';
+import { flattenOnto } from './flatten.operation';
 import { pad } from './padding.operation';
 import { at, pixels, quadrants } from './test-images';
 

@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ResizePlan, UpscalePlan } from '../edit-plan';
+import type { PipelineStep } from './pipeline-step';
 import { ready, withAlpha, type StageImage } from './stage';
 
 /**
@@ -58,3 +59,12 @@ async function canvas(current: StageImage, plan: Extract<ResizePlan, { mode: 'ca
   });
   return { image, width: plan.width, height: plan.height, hasAlpha: keepsAlpha, fresh: false };
 }
+
+/** Resizing: the fit, with the upscale when the size grows. Works at any bit depth (a plain resize stays 16-bit). */
+export const resizeStep: PipelineStep<ResizePlan> = {
+  name: 'resize',
+  phase: 'resizing',
+  assumes8BitSrgb: false,
+  partOf: (plan) => plan.resize,
+  run: (stage, plan) => resize(stage, plan),
+};

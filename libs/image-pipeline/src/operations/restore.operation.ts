@@ -1,6 +1,7 @@
 import type { DecompressStrength } from '../edit-plan';
 import { decompressStrengthFor, estimateJpegQuality } from '../kernels/jpeg-quality';
 import type { PixelPool } from '../workers/pixel-pool';
+import type { PipelineStep } from './pipeline-step';
 import { fromRaw, toRaw, type StageImage } from './stage';
 
 /**
@@ -22,3 +23,15 @@ export async function decompress(
   const pixels = await toRaw(current.image);
   return fromRaw(await pool.run('decompress', { image: pixels, strength }));
 }
+
+/** Restorations: `decompress`, at the strength the bytes call for (none for a clean JPEG or another format). */
+export const decompressStep: PipelineStep<DecompressStrength> = {
+  name: 'decompress',
+  phase: 'restorations',
+  assumes8BitSrgb: true,
+  partOf: (plan) => plan.decompress,
+  async run(stage, asked, { bytes, pool }) {
+    const strength = resolveDecompress(asked, bytes);
+    return strength ? decompress(stage, strength, pool) : stage;
+  },
+};

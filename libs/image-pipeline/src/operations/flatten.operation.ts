@@ -1,4 +1,5 @@
 import type { Rgba } from '../edit-plan';
+import type { PipelineStep } from './pipeline-step';
 import { ready, type StageImage } from './stage';
 
 /** Transparent pixels become `colour` (alpha blended onto it); an opaque image is left as it is. */
@@ -8,3 +9,12 @@ export async function flattenOnto(current: StageImage, colour: Rgba): Promise<St
   const { r, g, b } = colour;
   return { ...stage, image: stage.image.flatten({ background: { r, g, b } }), hasAlpha: false, fresh: false };
 }
+
+/** Background: transparent pixels onto the background colour, when the output does not keep the alpha channel. */
+export const flattenStep: PipelineStep<Rgba> = {
+  name: 'flatten',
+  phase: 'background',
+  assumes8BitSrgb: true,
+  partOf: (plan) => plan.flatten,
+  run: (stage, colour) => flattenOnto(stage, colour),
+};

@@ -1,0 +1,71 @@
+import type { ProfileFiles } from '../colour/profile-files';
+import type { ImageProbe } from '../decode/probe';
+import type { EditPlan } from '../edit-plan';
+import type { PixelPool } from '../workers/pixel-pool';
+import type { StageImage } from './stage';
+
+/** The phases of CONTRACT.md's processing order, by its names; a phase holds one or more steps. */
+export const PIPELINE_PHASES = [
+  'decode',
+  'privacy',
+  'restorations',
+  'background',
+  'padding',
+  'resizing',
+  'adjustments',
+  'style transfer',
+  'encode',
+] as const;
+export type PipelinePhase = (typeof PIPELINE_PHASES)[number];
+
+/** What every step of one run may read: the input, its header, the plan, and the shared resources. */
+export interface StepContext {
+  /** The input as received (decompress `auto` reads the JPEG's quantisation tables from it). */
+  readonly bytes: Buffer;
+  readonly probe: ImageProbe;
+  readonly plan: EditPlan;
+  readonly pool: Pick<PixelPool, 'run'>;
+  readonly profiles: Pick<ProfileFiles, 'path'>;
+  /** MAX_INPUT_PIXELS, in pixels. */
+  readonly maxPixels: number;
+}
+
+/**
+ * One entry of the pipeline (pipeline-steps.ts), over its part of the plan. `partOf` reads only the plan and
+ * answers undefined when the step is off, so an off step costs nothing and the runner knows in advance which
+ * steps will run. `run` is a method so that a list of steps over different parts is one type.
+ */
+export interface PipelineStep<Part = unknown> {
+  /** The operation, as logs and specs name it (`decompress`, `flatten`). */
+  readonly name: string;
+  readonly phase: PipelinePhase;
+  /**
+   * Its constants assume 8-bit sRGB values (0..255). A 16-bit input, which sharp works on in Display P3, is
+   * then converted once right after decoding (decode.operation.ts), not before each such step.
+   */
+  readonly assumes8BitSrgb: boolean;
+  partOf(plan: EditPlan): Part | undefined;
+  run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
+}
+
+/** The first entry: it has no image to start from, so it opens one. */
+export interface DecodeStep {
+  readonly name: 'decode';
+  readonly phase: 'decode';
+  /** `toEightBit`: a later step that runs assumes 8-bit sRGB. */
+  open(context: StepContext, toEightBit: boolean): Promise<StageImage>;
+}
+
+/**
+ * The slot of an operation that needs a model and is not built yet. The planner answers 501 before the
+ * pipeline for every request that would need it, so it never applies; building it replaces this entry.
+ */
+export function planned(name: string, phase: PipelinePhase): PipelineStep<never> {
+  return {
+    name,
+    phase,
+    assumes8BitSrgb: false,
+    partOf: () => undefined,
+    run: () => Promise.reject(new Error(`The pipeline step ${name} is not built yet`)),
+  };
+}

@@ -1,0 +1,56 @@
+import type { EditPlan } from './edit-plan';
+import { adjustStep } from './operations/adjust.operation';
+import { decodeStep } from './operations/decode.operation';
+import { encodeStep } from './operations/encode.operation';
+import { flattenStep } from './operations/flatten.operation';
+import { paddingStep } from './operations/padding.operation';
+import { planned, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
+import { resizeStep } from './operations/resize.operation';
+import { decompressStep } from './operations/restore.operation';
+import type { StageImage } from './operations/stage';
+
+/**
+ * THE processing order: CONTRACT.md's "Image edit: processing order", which every other text that states it
+ * refers to. Each entry runs only when its part of the plan is on; an operation is added as one entry of its
+ * phase. sharp applies the operations of one pipeline in its own fixed order, not in call order, so steps
+ * start a new pipeline where that order would differ from this one (operations/stage.ts); a plain resize and
+ * encode stays one pipeline from the encoded input.
+ */
+export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
+  decodeStep,
+  planned('identity crop', 'privacy'),
+  planned('car plate blur', 'privacy'),
+  decompressStep,
+  planned('polish', 'restorations'),
+  planned('background removal', 'background'),
+  planned('background blur', 'background'),
+  flattenStep,
+  paddingStep,
+  // The upscale model will run inside resizing, where the size grows (ResizePlan.upscale).
+  resizeStep,
+  adjustStep,
+  planned('style transfer', 'style transfer'),
+  encodeStep,
+];
+
+/**
+ * Runs every step whose part of `context.plan` is on, in order; the result is the pipeline to execute. Which
+ * steps run is known before decoding, so a 16-bit input is converted to 8-bit sRGB once, and only when one
+ * of them assumes it.
+ */
+export async function runSteps(
+  context: StepContext,
+  steps: readonly [DecodeStep, ...PipelineStep[]] = PIPELINE_STEPS,
+): Promise<StageImage> {
+  const [decode, ...rest] = steps;
+  const on = rest.flatMap((step) => withPart(step, context.plan));
+  const toEightBit = on.some(({ step }) => step.assumes8BitSrgb);
+  let stage = await decode.open(context, toEightBit);
+  for (const { step, part } of on) stage = await step.run(stage, part, context);
+  return stage;
+}
+
+function withPart(step: PipelineStep, plan: EditPlan): { step: PipelineStep; part: unknown }[] {
+  const part = step.partOf(plan);
+  return part === undefined ? [] : [{ step, part }];
+}
