@@ -17,7 +17,7 @@ import {
   type ResolvedReference,
 } from '@app/storage';
 import { EditAdmission, type InputHold } from './admission/edit-admission';
-import type { EditRequest } from './edit-request';
+import type { EditRequest } from './edit-request.model';
 import { assertImplemented, planEdit } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, storageUriFields, type ImageInfo, type OutputImageInfo } from './image-info';

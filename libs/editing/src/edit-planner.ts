@@ -10,7 +10,7 @@ import type {
   Sides,
 } from '@app/image-pipeline';
 import { FORMAT_DEFAULTS } from './dto/format-options.dto';
-import type { EditRequest, FormatOptions, SideLengths } from './edit-request';
+import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
 /** Target limits of the operations that redraw the image (contract "Limits"). */

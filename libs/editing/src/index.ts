@@ -4,6 +4,7 @@ export * from './edit-executor';
 export { EditAdmission, InputHold } from './admission/edit-admission';
 export * from './edit-planner';
 export * from './image-info';
+export * from './edit-request.model';
 export * from './edit-request';
 export * from './dto/edit-request.dto';
 export * from './dto/operations.dto';

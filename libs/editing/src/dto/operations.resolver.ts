@@ -12,7 +12,7 @@ import type {
   Resizing,
   Restorations,
   StyleTransfer,
-} from '../edit-request';
+} from '../edit-request.model';
 import {
   BackgroundDto,
   CategoryBlurDto,

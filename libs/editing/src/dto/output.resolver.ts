@@ -1,4 +1,4 @@
-import type { ColorSpace, Compression, EditOutput, FormatOptions, OutputMetadata } from '../edit-request';
+import type { ColorSpace, Compression, EditOutput, FormatOptions, OutputMetadata } from '../edit-request.model';
 import {
   absent,
   compact,
