@@ -9,8 +9,9 @@ import type {
   Rgba,
   Sides,
 } from '@app/image-pipeline';
-import { FORMAT_DEFAULTS } from './dto/format-options.dto';
+import { DEFAULT_CROP } from './dto/resizing.dto';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
+import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
 /** Target limits of the operations that redraw the image (contract "Limits"). */
@@ -38,30 +39,24 @@ function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanCont
   return isOutputMediaType(format) ? format : (MEDIA_TYPES[format].writtenAs ?? 'png');
 }
 
-/** The format options with the contract's defaults. */
-function encodePlan(format: OutputFormat, options: FormatOptions | undefined): EncodePlan {
-  const o = options?.type === format ? options : undefined;
-  switch (format) {
+/** The encoder's settings for the request's format options, or the defaults of the format the service picked. */
+function encodePlan(format: OutputFormat, asked: FormatOptions | undefined): EncodePlan {
+  const options = asked?.type === format ? asked : formatOptions(format);
+  switch (options.type) {
     case 'jpeg':
-      return o?.type === 'jpeg'
-        ? { format, quality: o.quality, progressive: o.progressive }
-        : { format, quality: FORMAT_DEFAULTS.jpegQuality, progressive: FORMAT_DEFAULTS.jpegProgressive };
+      return { format: 'jpeg', quality: options.quality, progressive: options.progressive };
     case 'png':
-      return { format, compression: o?.type === 'png' ? o.compression : FORMAT_DEFAULTS.pngCompression };
+      return { format: 'png', compression: options.compression };
     case 'webp':
-    case 'avif': {
-      const fallback = format === 'webp' ? FORMAT_DEFAULTS.webpQuality : FORMAT_DEFAULTS.avifQuality;
-      if (o && (o.type === 'webp' || o.type === 'avif')) {
-        return o.lossless
-          ? { format, lossless: true, quality: fallback }
-          : { format, lossless: false, quality: o.quality };
-      }
-      return { format, lossless: false, quality: fallback };
-    }
+    case 'avif':
+      // a lossless encoder reads no quality; the plan's type carries one all the same
+      return options.lossless
+        ? { format: options.type, lossless: true, quality: defaultQuality(options.type) }
+        : { format: options.type, lossless: false, quality: options.quality };
     case 'tiff':
-      return o?.type === 'tiff' && o.compression === 'jpeg'
-        ? { format, compression: 'jpeg', quality: o.quality }
-        : { format, compression: 'lzw', quality: FORMAT_DEFAULTS.tiffLossyQuality };
+      return options.compression === 'jpeg'
+        ? { format: 'tiff', compression: 'jpeg', quality: options.quality }
+        : { format: 'tiff', compression: 'lzw', quality: defaultQuality('tiff') };
   }
 }
 
@@ -90,13 +85,8 @@ function resolveSides(lengths: SideLengths, width: number, height: number, field
 function backgroundColour(request: EditRequest, probe: ImageProbe, format: OutputFormat): Rgba {
   const colour = request.operations.background?.color;
   if (colour?.kind === 'transparent') {
-    if (!outputCapabilities(format).alpha) {
-      throw ServiceException.validation({
-        'operations.background.color': [
-          `transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`,
-        ],
-      });
-    }
+    const problem = transparencyProblem(format, request.output.format !== undefined);
+    if (problem) throw ServiceException.validation({ 'operations.background.color': [problem] });
     return TRANSPARENT;
   }
   if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
@@ -107,11 +97,8 @@ function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
   const space = request.output.metadata?.color_space;
   if (space?.type === 'RGB') return { space: 'rgb' };
   if (space?.type !== 'CMYK') return { space: 'auto' };
-  if (format !== 'jpeg') {
-    throw ServiceException.validation({
-      'output.metadata.color_space': [`CMYK is supported only for jpeg output, not ${format}`],
-    });
-  }
+  const problem = cmykProblem(format, request.output.format !== undefined);
+  if (problem) throw ServiceException.validation({ 'output.metadata.color_space': [problem] });
   return { space: 'cmyk', profile: space.color_profile };
 }
 
@@ -143,12 +130,13 @@ function tooManyPixels(field: string, size: Dimensions, limit: number, what: str
 /** The resize request of the contract's `resizing` group (absent: no resize, unless upscale asks for 2x). */
 function resizeRequest(request: EditRequest): ResizeRequest {
   const resizing = request.operations.resizing;
-  const fit = resizing?.fit ?? { type: 'crop', crop: 'center' };
+  const fit = resizing?.fit ?? DEFAULT_FIT;
   return {
     width: resizing?.width,
     height: resizing?.height,
     fit: fit.type,
-    crop: fit.type === 'crop' ? fit.crop : 'center',
+    // read only by the crop fit
+    crop: fit.type === 'crop' ? fit.crop : DEFAULT_CROP,
   };
 }
 

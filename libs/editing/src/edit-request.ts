@@ -2,9 +2,11 @@ import { ServiceException } from '@app/common';
 import { absent, isPlainObject, Issues, memberOf, validateShape } from './dto/dto-validation';
 import { EditRequestDto } from './dto/edit-request.dto';
 import { checkLocation, INPUT_MAX_LENGTH } from './dto/edit-values';
+import { isOutputFormat } from './dto/format-options.dto';
 import { readOperations } from './dto/operations.resolver';
 import { readOutput } from './dto/output.resolver';
 import type { EditRequest } from './edit-request.model';
+import { transparencyProblem } from './edit-rules';
 
 export interface ParseEditOptions {
   /** `required` for edits by URL or storage reference; `absent` for uploads, where `input` is refused. */
@@ -28,19 +30,17 @@ function readInput(body: Record<string, unknown>, mode: ParseEditOptions['input'
 }
 
 /**
- * Rules across operations and output: a transparent background needs a format that can hold it. Read from the raw
- * members, so that the conflict is reported even when either side has problems of its own.
+ * Across operations and output: a transparent background against a format the client names. Read from the raw
+ * members, so that the conflict is reported even when either side has problems of its own; without a format the
+ * planner checks the one it picks.
  */
 function checkAcross(body: Record<string, unknown>, issues: Issues): void {
   const colour = memberOf(memberOf(body.operations, 'background'), 'color');
   const format = memberOf(body.output, 'format');
   const formatType = isPlainObject(format) ? format.type : format;
-  if (colour === 'transparent' && formatType === 'jpeg') {
-    issues.add(
-      'operations.background.color',
-      'transparent is not possible with jpeg output; use png, webp, avif or tiff',
-    );
-  }
+  if (colour !== 'transparent' || !isOutputFormat(formatType)) return;
+  const problem = transparencyProblem(formatType, true);
+  if (problem) issues.add('operations.background.color', problem);
 }
 
 /**
