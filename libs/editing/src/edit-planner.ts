@@ -11,6 +11,7 @@ import type {
 } from '@app/image-pipeline';
 import { DEFAULT_CROP } from './dto/resizing.dto';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
+import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
@@ -26,6 +27,8 @@ export interface PlanContext {
   maxPixels: number;
   /** The format a file destination's extension names, used when the request names none. */
   destinationFormat?: OutputFormat;
+  /** The models this process can run: an operation whose model is absent is refused (501) once all else passed. */
+  capabilities: ModelCapabilities;
 }
 
 /**
@@ -159,7 +162,8 @@ function checkOutpaint(request: EditRequest, size: Dimensions): void {
  * Resolves a validated request against the input's header into the pipeline's {@link EditPlan}: percentages
  * become pixels, defaults are filled, and what needs the image size is checked (422): padding and
  * outpaint_by at most half a side, the result within the pixel limit, polish within 16 MP, outpaint within
- * 16.78 MP, CMYK and transparency against the chosen format.
+ * 16.78 MP, CMYK and transparency against the chosen format. Then 501 for operations whose model is not
+ * installed ({@link assertModelsInstalled}): a client gets its 422s first.
  */
 export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanContext): EditPlan {
   const format = outputFormat(request, probe, context);
@@ -210,33 +214,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (adjust) plan.adjust = adjust;
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
+  assertModelsInstalled(request, context.capabilities);
   return plan;
-}
-
-/** Operations that need models or generators this installation does not have yet, by field path. */
-export function unavailableOperations(request: EditRequest): string[] {
-  const { restorations, resizing, background, privacy, generative } = request.operations;
-  const paths: string[] = [];
-  if (restorations?.upscale && restorations.upscale !== 'smart_resize') {
-    paths.push(`operations.restorations.upscale (${restorations.upscale})`);
-  }
-  if (restorations?.polish) paths.push('operations.restorations.polish');
-  if (resizing?.fit.type === 'outpaint') paths.push('operations.resizing.fit (outpaint)');
-  if (background?.remove) paths.push('operations.background.remove');
-  if (background?.blur) paths.push('operations.background.blur');
-  if (privacy?.blur_car_plate) paths.push('operations.privacy.blur_car_plate');
-  if (privacy?.identity_crop) paths.push('operations.privacy.identity_crop');
-  if (generative?.style_transfer) paths.push('operations.generative.style_transfer');
-  return paths;
-}
-
-/** 501 naming every requested operation that is not available yet (after the request passed validation). */
-export function assertImplemented(request: EditRequest): void {
-  const missing = unavailableOperations(request);
-  if (missing.length === 0) return;
-  throw new ServiceException(
-    'OPERATION_NOT_IMPLEMENTED',
-    `Not available in this installation yet: ${missing.join(', ')}. It needs a model that a later release adds.`,
-    Object.fromEntries(missing.map((path) => [path.split(' ')[0], ['not available in this installation yet']])),
-  );
 }

@@ -3,6 +3,7 @@ export * from './editing.module';
 export * from './edit-executor';
 export { EditAdmission, InputHold } from './admission/edit-admission';
 export * from './edit-planner';
+export * from './model-capabilities';
 export * from './image-info';
 export * from './edit-request.model';
 export * from './edit-request';
