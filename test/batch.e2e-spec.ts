@@ -328,6 +328,23 @@ describe('POST /v1/image/edit/async', () => {
     });
   });
 
+  it('fails an operation whose model is not installed for good: one run, no retry, the 501 message', async () => {
+    images.put('/no-model/shoe.jpg', await quadrantsImage({ format: 'jpeg', width: 64, height: 64 }));
+    const res = await api().post('/v1/image/edit/async', {
+      input: images.url('/no-model/shoe.jpg'),
+      operations: { background: { remove: true } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
+    expect(task.status).toBe('ERROR');
+    expect(task.progress).toEqual({ total: 1, done: 0, failed: 1, retrying: 0 });
+    expect(task.errors[0].error).toBe(
+      'The models these operations need are not installed on this service: operations.background.remove (segmentation).',
+    );
+    // TASK_ATTEMPTS is 3 here: a retried item would have fetched its input three times
+    expect(images.hits.get('/no-model/shoe.jpg')).toBe(1);
+  });
+
   it('validates like the edit route', async () => {
     const res = await api().post('/v1/image/edit/async', { operations: {} });
     expect(res.status).toBe(422);

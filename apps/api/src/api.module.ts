@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule, RedisModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { VisionModule } from '@app/vision';
 import { AuthModule } from './auth/auth.module';
 import { BatchApiModule } from './batch/batch-api.module';
 import { HealthController } from './health/health.controller';
@@ -21,6 +22,7 @@ export class ApiModule {
         RedisModule,
         DatabaseModule.forRoot(),
         DatabaseModule,
+        VisionModule,
         AuthModule,
         StorageApiModule,
         TemporaryApiModule,

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { TasksModule } from '@app/editing';
+import { VisionModule } from '@app/vision';
 import { ShutdownLogger } from './shutdown.logger';
 
 /** The BullMQ consumer process: runs the edit queue's task work (TaskWorker), no HTTP. */
@@ -10,7 +11,12 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(), TasksModule.forRoot(config, 'worker')],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(),
+        VisionModule,
+        TasksModule.forRoot(config, 'worker'),
+      ],
       providers: [ShutdownLogger],
     };
   }

@@ -17,10 +17,11 @@ import {
   type ResolvedReference,
 } from '@app/storage';
 import { EditAdmission, type InputHold } from './admission/edit-admission';
-import type { EditRequest } from './edit-request';
-import { assertImplemented, planEdit } from './edit-planner';
+import type { EditRequest } from './edit-request.model';
+import { planEdit } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, storageUriFields, type ImageInfo, type OutputImageInfo } from './image-info';
+import { ModelCapabilities } from './model-capabilities';
 
 /** An input image in memory with the name its results take in folders. */
 export interface EditSource {
@@ -60,6 +61,7 @@ export class EditExecutor {
     private readonly fetcher: SafeFetcher,
     private readonly temporary: TemporaryBucket,
     private readonly admission: EditAdmission,
+    private readonly capabilities: ModelCapabilities,
   ) {}
 
   /**
@@ -92,8 +94,8 @@ export class EditExecutor {
     const plan = planEdit(request, probe, {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
+      capabilities: this.capabilities,
     });
-    assertImplemented(request);
     const label = `${probe.format} ${probe.width}x${probe.height}`;
     const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
       try {

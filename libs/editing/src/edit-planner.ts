@@ -9,8 +9,10 @@ import type {
   Rgba,
   Sides,
 } from '@app/image-pipeline';
-import { FORMAT_DEFAULTS } from './dto/format-options.dto';
-import type { EditRequest, FormatOptions, SideLengths } from './edit-request';
+import { DEFAULT_CROP } from './dto/resizing.dto';
+import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
+import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
+import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
 /** Target limits of the operations that redraw the image (contract "Limits"). */
@@ -25,6 +27,8 @@ export interface PlanContext {
   maxPixels: number;
   /** The format a file destination's extension names, used when the request names none. */
   destinationFormat?: OutputFormat;
+  /** The models this process can run: an operation whose model is absent is refused (501) once all else passed. */
+  capabilities: ModelCapabilities;
 }
 
 /**
@@ -38,30 +42,24 @@ function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanCont
   return isOutputMediaType(format) ? format : (MEDIA_TYPES[format].writtenAs ?? 'png');
 }
 
-/** The format options with the contract's defaults. */
-function encodePlan(format: OutputFormat, options: FormatOptions | undefined): EncodePlan {
-  const o = options?.type === format ? options : undefined;
-  switch (format) {
+/** The encoder's settings for the request's format options, or the defaults of the format the service picked. */
+function encodePlan(format: OutputFormat, asked: FormatOptions | undefined): EncodePlan {
+  const options = asked?.type === format ? asked : formatOptions(format);
+  switch (options.type) {
     case 'jpeg':
-      return o?.type === 'jpeg'
-        ? { format, quality: o.quality, progressive: o.progressive }
-        : { format, quality: FORMAT_DEFAULTS.jpegQuality, progressive: FORMAT_DEFAULTS.jpegProgressive };
+      return { format: 'jpeg', quality: options.quality, progressive: options.progressive };
     case 'png':
-      return { format, compression: o?.type === 'png' ? o.compression : FORMAT_DEFAULTS.pngCompression };
+      return { format: 'png', compression: options.compression };
     case 'webp':
-    case 'avif': {
-      const fallback = format === 'webp' ? FORMAT_DEFAULTS.webpQuality : FORMAT_DEFAULTS.avifQuality;
-      if (o && (o.type === 'webp' || o.type === 'avif')) {
-        return o.lossless
-          ? { format, lossless: true, quality: fallback }
-          : { format, lossless: false, quality: o.quality };
-      }
-      return { format, lossless: false, quality: fallback };
-    }
+    case 'avif':
+      // a lossless encoder reads no quality; the plan's type carries one all the same
+      return options.lossless
+        ? { format: options.type, lossless: true, quality: defaultQuality(options.type) }
+        : { format: options.type, lossless: false, quality: options.quality };
     case 'tiff':
-      return o?.type === 'tiff' && o.compression === 'jpeg'
-        ? { format, compression: 'jpeg', quality: o.quality }
-        : { format, compression: 'lzw', quality: FORMAT_DEFAULTS.tiffLossyQuality };
+      return options.compression === 'jpeg'
+        ? { format: 'tiff', compression: 'jpeg', quality: options.quality }
+        : { format: 'tiff', compression: 'lzw', quality: defaultQuality('tiff') };
   }
 }
 
@@ -90,13 +88,8 @@ function resolveSides(lengths: SideLengths, width: number, height: number, field
 function backgroundColour(request: EditRequest, probe: ImageProbe, format: OutputFormat): Rgba {
   const colour = request.operations.background?.color;
   if (colour?.kind === 'transparent') {
-    if (!outputCapabilities(format).alpha) {
-      throw ServiceException.validation({
-        'operations.background.color': [
-          `transparent needs an output format with transparency (png, webp, avif, tiff), not ${format}`,
-        ],
-      });
-    }
+    const problem = transparencyProblem(format, request.output.format !== undefined);
+    if (problem) throw ServiceException.validation({ 'operations.background.color': [problem] });
     return TRANSPARENT;
   }
   if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
@@ -107,11 +100,8 @@ function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
   const space = request.output.metadata?.color_space;
   if (space?.type === 'RGB') return { space: 'rgb' };
   if (space?.type !== 'CMYK') return { space: 'auto' };
-  if (format !== 'jpeg') {
-    throw ServiceException.validation({
-      'output.metadata.color_space': [`CMYK is supported only for jpeg output, not ${format}`],
-    });
-  }
+  const problem = cmykProblem(format, request.output.format !== undefined);
+  if (problem) throw ServiceException.validation({ 'output.metadata.color_space': [problem] });
   return { space: 'cmyk', profile: space.color_profile };
 }
 
@@ -143,12 +133,13 @@ function tooManyPixels(field: string, size: Dimensions, limit: number, what: str
 /** The resize request of the contract's `resizing` group (absent: no resize, unless upscale asks for 2x). */
 function resizeRequest(request: EditRequest): ResizeRequest {
   const resizing = request.operations.resizing;
-  const fit = resizing?.fit ?? { type: 'crop', crop: 'center' };
+  const fit = resizing?.fit ?? DEFAULT_FIT;
   return {
     width: resizing?.width,
     height: resizing?.height,
     fit: fit.type,
-    crop: fit.type === 'crop' ? fit.crop : 'center',
+    // read only by the crop fit
+    crop: fit.type === 'crop' ? fit.crop : DEFAULT_CROP,
   };
 }
 
@@ -171,7 +162,8 @@ function checkOutpaint(request: EditRequest, size: Dimensions): void {
  * Resolves a validated request against the input's header into the pipeline's {@link EditPlan}: percentages
  * become pixels, defaults are filled, and what needs the image size is checked (422): padding and
  * outpaint_by at most half a side, the result within the pixel limit, polish within 16 MP, outpaint within
- * 16.78 MP, CMYK and transparency against the chosen format.
+ * 16.78 MP, CMYK and transparency against the chosen format. Then 501 for operations whose model is not
+ * installed ({@link assertModelsInstalled}): a client gets its 422s first.
  */
 export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanContext): EditPlan {
   const format = outputFormat(request, probe, context);
@@ -222,33 +214,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (adjust) plan.adjust = adjust;
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
+  assertModelsInstalled(request, context.capabilities);
   return plan;
-}
-
-/** Operations that need models or generators this installation does not have yet, by field path. */
-export function unavailableOperations(request: EditRequest): string[] {
-  const { restorations, resizing, background, privacy, generative } = request.operations;
-  const paths: string[] = [];
-  if (restorations?.upscale && restorations.upscale !== 'smart_resize') {
-    paths.push(`operations.restorations.upscale (${restorations.upscale})`);
-  }
-  if (restorations?.polish) paths.push('operations.restorations.polish');
-  if (resizing?.fit.type === 'outpaint') paths.push('operations.resizing.fit (outpaint)');
-  if (background?.remove) paths.push('operations.background.remove');
-  if (background?.blur) paths.push('operations.background.blur');
-  if (privacy?.blur_car_plate) paths.push('operations.privacy.blur_car_plate');
-  if (privacy?.identity_crop) paths.push('operations.privacy.identity_crop');
-  if (generative?.style_transfer) paths.push('operations.generative.style_transfer');
-  return paths;
-}
-
-/** 501 naming every requested operation that is not available yet (after the request passed validation). */
-export function assertImplemented(request: EditRequest): void {
-  const missing = unavailableOperations(request);
-  if (missing.length === 0) return;
-  throw new ServiceException(
-    'OPERATION_NOT_IMPLEMENTED',
-    `Not available in this installation yet: ${missing.join(', ')}. It needs a model that a later release adds.`,
-    Object.fromEntries(missing.map((path) => [path.split(' ')[0], ['not available in this installation yet']])),
-  );
 }

@@ -40,7 +40,7 @@ const ApiEditErrors = (badRequest: Parameters<typeof ApiErrors>[number]) =>
     [['PAYLOAD_TOO_LARGE'], 'The body (or the uploaded file, over FETCH_MAX_BYTES) is too large.'],
     [
       ['OPERATION_NOT_IMPLEMENTED'],
-      'The operation needs a model this installation does not have yet (named in the message).',
+      'The operation needs a model that is not installed on this service (each named in the message).',
     ],
     [['EDIT_BUSY'], 'Too many images in progress; retry after `Retry-After`.'],
   );

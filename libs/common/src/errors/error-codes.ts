@@ -127,7 +127,7 @@ export const ErrorCodes = define({
     code: '1604',
     status: 501,
     type: 'image',
-    message: 'This operation is not available in this installation yet.',
+    message: 'This operation needs a model that is not installed on this service.',
   },
   EDIT_BUSY: {
     code: '1605',

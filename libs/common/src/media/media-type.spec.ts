@@ -117,5 +117,9 @@ describe('the output side of the format table', () => {
     expect(outputCapabilities('jpeg')).toMatchObject({ alpha: false, cmyk: true, grey: true });
     expect(outputCapabilities('webp')).toMatchObject({ alpha: true, cmyk: false, grey: false, maxSide: 16_383 });
     expect(outputCapabilities('avif').maxSide).toBe(16_384);
+    // tiff holds CMYK pixels, but only jpeg is offered as a CMYK target
+    expect(outputCapabilities('tiff')).toMatchObject({ cmyk: true, cmykOnRequest: false });
+    const types = Object.keys(MEDIA_TYPES) as ImageMediaType[];
+    expect(types.filter((type) => MEDIA_TYPES[type].output?.cmykOnRequest)).toEqual(['jpeg']);
   });
 });

@@ -13,8 +13,13 @@ export type OutputMediaType = 'jpeg' | 'png' | 'webp' | 'avif' | 'tiff';
 export interface OutputCapabilities {
   /** An alpha channel. */
   readonly alpha: boolean;
-  /** CMYK pixels. */
+  /** CMYK pixels (a CMYK input keeps its space). */
   readonly cmyk: boolean;
+  /**
+   * A conversion to CMYK on request (`color_space: CMYK`): jpeg only, as the contract has it; tiff holds CMYK
+   * pixels but is not offered as a target.
+   */
+  readonly cmykOnRequest: boolean;
   /** One grey channel (else grey is written as RGB). */
   readonly grey: boolean;
   /** Largest width or height the encoder accepts, in pixels. */
@@ -33,13 +38,33 @@ export interface MediaTypeInfo {
 }
 
 export const MEDIA_TYPES: Readonly<Record<ImageMediaType, MediaTypeInfo>> = {
-  jpeg: { mime: 'image/jpeg', ext: 'jpg', output: { alpha: false, cmyk: true, grey: true, maxSide: 65_535 } },
-  png: { mime: 'image/png', ext: 'png', output: { alpha: true, cmyk: false, grey: true, maxSide: 1_000_000 } },
+  jpeg: {
+    mime: 'image/jpeg',
+    ext: 'jpg',
+    output: { alpha: false, cmyk: true, cmykOnRequest: true, grey: true, maxSide: 65_535 },
+  },
+  png: {
+    mime: 'image/png',
+    ext: 'png',
+    output: { alpha: true, cmyk: false, cmykOnRequest: false, grey: true, maxSide: 1_000_000 },
+  },
   gif: { mime: 'image/gif', ext: 'gif', writtenAs: 'png' },
-  webp: { mime: 'image/webp', ext: 'webp', output: { alpha: true, cmyk: false, grey: false, maxSide: 16_383 } },
-  avif: { mime: 'image/avif', ext: 'avif', output: { alpha: true, cmyk: false, grey: false, maxSide: 16_384 } },
+  webp: {
+    mime: 'image/webp',
+    ext: 'webp',
+    output: { alpha: true, cmyk: false, cmykOnRequest: false, grey: false, maxSide: 16_383 },
+  },
+  avif: {
+    mime: 'image/avif',
+    ext: 'avif',
+    output: { alpha: true, cmyk: false, cmykOnRequest: false, grey: false, maxSide: 16_384 },
+  },
   heic: { mime: 'image/heic', ext: 'heic', writtenAs: 'jpeg' },
-  tiff: { mime: 'image/tiff', ext: 'tiff', output: { alpha: true, cmyk: true, grey: true, maxSide: 1_000_000 } },
+  tiff: {
+    mime: 'image/tiff',
+    ext: 'tiff',
+    output: { alpha: true, cmyk: true, cmykOnRequest: false, grey: true, maxSide: 1_000_000 },
+  },
   bmp: { mime: 'image/bmp', ext: 'bmp', writtenAs: 'png' },
 };
 

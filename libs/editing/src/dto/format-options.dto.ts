@@ -4,6 +4,9 @@ import { IsIntegerIn } from './edit-values';
 
 export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'tiff'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export function isOutputFormat(value: unknown): value is OutputFormat {
+  return typeof value === 'string' && (OUTPUT_FORMATS as readonly string[]).includes(value);
+}
 export const COMPRESSION_TYPES = ['lossy', 'lossless'] as const;
 export type CompressionType = (typeof COMPRESSION_TYPES)[number];
 export const PNG_COMPRESSIONS = ['fast', 'best', 'optimal'] as const;

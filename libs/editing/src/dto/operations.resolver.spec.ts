@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../../../../test/helpers/rejected';
-import { parseEditRequest, type EditOperations, type Resizing, type SideLengths } from '../edit-request';
+import { parseEditRequest } from '../edit-request';
+import type { EditOperations, Resizing, SideLengths } from '../edit-request.model';
 
 const INPUT = 'https://images.example.com/shoe.jpg';
 const CENTER_CROP = { type: 'crop', crop: 'center' } as const;

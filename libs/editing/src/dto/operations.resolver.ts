@@ -12,7 +12,8 @@ import type {
   Resizing,
   Restorations,
   StyleTransfer,
-} from '../edit-request';
+} from '../edit-request.model';
+import { DEFAULT_FIT } from '../edit-rules';
 import {
   BackgroundDto,
   CategoryBlurDto,
@@ -51,7 +52,15 @@ import {
   RestorationsDto,
   StyleTransferDto,
 } from './operations.dto';
-import { BoxFitDto, CropFitDto, FIT_TYPES, OutpaintFitDto, ResizingDto, type FitType } from './resizing.dto';
+import {
+  BoxFitDto,
+  CropFitDto,
+  DEFAULT_CROP,
+  FIT_TYPES,
+  OutpaintFitDto,
+  ResizingDto,
+  type FitType,
+} from './resizing.dto';
 
 /** The discriminator `type` picks the class of a fit object; an object without `type` is the crop fit. */
 const FIT_CLASSES: Record<FitType, DtoClass<CropFitDto | BoxFitDto | OutpaintFitDto>> = {
@@ -66,7 +75,6 @@ const FIT_CLASSES: Record<FitType, DtoClass<CropFitDto | BoxFitDto | OutpaintFit
 const REMOVAL_CLASSES = { category: CategoryRemovalDto, selective: SelectiveRemovalDto } as const;
 const BLUR_CLASSES = { category: CategoryBlurDto, selective: SelectiveBlurDto } as const;
 
-const DEFAULT_FIT: Fit = { type: 'crop', crop: 'center' };
 const DEFAULT_HDR: Hdr = { intensity: 100, stitching: false };
 const DEFAULT_BLUR = { type: 'regular', level: 'medium' } as const;
 const DEFAULT_STYLE = { style_strength: 0.75, denoising_strength: 0.75, depth_strength: 1 } as const;
@@ -92,7 +100,7 @@ function readFit(raw: unknown, path: string, issues: Issues): Fit | undefined {
   const resolved = validateByType(raw, path, FIT_CLASSES, issues, 'crop');
   if (!resolved) return undefined;
   const { dto } = resolved;
-  if (dto instanceof CropFitDto) return { type: 'crop', crop: dto.crop ?? 'center' };
+  if (dto instanceof CropFitDto) return { type: 'crop', crop: dto.crop ?? DEFAULT_CROP };
   if (dto instanceof BoxFitDto) return { type: dto.type };
   return compact({
     type: 'outpaint' as const,

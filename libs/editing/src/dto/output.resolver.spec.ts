@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../../../../test/helpers/rejected';
-import { parseEditRequest, type EditOutput } from '../edit-request';
+import { parseEditRequest } from '../edit-request';
+import type { EditOutput } from '../edit-request.model';
 
 const INPUT = 'https://images.example.com/shoe.jpg';
 

@@ -1,4 +1,4 @@
-import type { ColorSpace, Compression, EditOutput, FormatOptions, OutputMetadata } from '../edit-request';
+import type { ColorSpace, Compression, EditOutput, FormatOptions, OutputMetadata } from '../edit-request.model';
 import {
   absent,
   compact,
@@ -10,14 +10,15 @@ import {
   validateShape,
   type DtoClass,
 } from './dto-validation';
+import { cmykProblem, formatOptions } from '../edit-rules';
 import { checkLocation, LOCATION_MAX_LENGTH } from './edit-values';
 import {
   AvifOptionsDto,
   COMPRESSION_TYPES,
-  FORMAT_DEFAULTS,
   JpegOptionsDto,
   LosslessCompressionDto,
   LossyCompressionDto,
+  isOutputFormat,
   OUTPUT_FORMATS,
   PngOptionsDto,
   TiffOptionsDto,
@@ -81,50 +82,22 @@ function readCompression(raw: unknown, path: string, issues: Issues): Compressio
     : { type: resolved.type };
 }
 
-/** Fills a format's defaults (the interface document's). `dto` is a validated options object, or just the name. */
-function formatOptions(
-  type: OutputFormat,
-  dto: Partial<FormatOptionsDto>,
-  path: string,
-  issues: Issues,
-): FormatOptions {
-  const compression = 'compression' in dto ? dto.compression : undefined;
-  switch (type) {
-    case 'jpeg': {
-      const { quality, progressive } = dto as Partial<JpegOptionsDto>;
-      return {
-        type,
-        quality: quality ?? FORMAT_DEFAULTS.jpegQuality,
-        progressive: progressive ?? FORMAT_DEFAULTS.jpegProgressive,
-      };
-    }
-    case 'png':
-      return { type, compression: (compression as PngOptionsDto['compression']) ?? FORMAT_DEFAULTS.pngCompression };
-    case 'webp':
-    case 'avif': {
-      const chosen = readCompression(compression, pathOf(path, 'compression'), issues);
-      const quality = type === 'webp' ? FORMAT_DEFAULTS.webpQuality : FORMAT_DEFAULTS.avifQuality;
-      if (chosen?.type === 'lossless') return { type, lossless: true };
-      return { type, lossless: false, quality: chosen?.quality ?? quality };
-    }
-    case 'tiff': {
-      const chosen = readCompression(compression, pathOf(path, 'compression'), issues);
-      if (chosen?.type !== 'lossy') return { type, compression: 'lzw' };
-      return { type, compression: 'jpeg', quality: chosen.quality ?? FORMAT_DEFAULTS.tiffLossyQuality };
-    }
-  }
+/** The options of a validated options object (`dto`), its defaults filled; compression unions resolved here. */
+function readFormatOptions(type: OutputFormat, dto: FormatOptionsDto, path: string, issues: Issues): FormatOptions {
+  if (dto instanceof JpegOptionsDto || dto instanceof PngOptionsDto) return formatOptions(type, dto);
+  return formatOptions(type, { compression: readCompression(dto.compression, pathOf(path, 'compression'), issues) });
 }
 
 /** `format`: a name (its defaults) or an options object by `type`. */
 function readFormat(raw: unknown, path: string, issues: Issues): FormatOptions | undefined {
-  if (isOneOf(OUTPUT_FORMATS, raw)) return formatOptions(raw, {}, path, issues);
+  if (isOutputFormat(raw)) return formatOptions(raw);
   if (!isPlainObject(raw)) {
     issues.add(path, `format must be one of ${OUTPUT_FORMATS.join(', ')}, or an options object with type`);
     return undefined;
   }
   const resolved = validateByType(raw, path, FORMAT_CLASSES, issues);
   if (!resolved) return undefined;
-  const options = formatOptions(resolved.type, resolved.dto, path, issues);
+  const options = readFormatOptions(resolved.type, resolved.dto, path, issues);
   return issues.has(path) ? undefined : options;
 }
 
@@ -153,22 +126,15 @@ function readMetadata(raw: unknown, path: string, issues: Issues): OutputMetadat
 }
 
 /**
- * CMYK needs jpeg output. Read from the raw members, so that the conflict is reported even when the format or the
- * metadata has problems of its own; without a format the caller checks against the format it picks.
+ * CMYK against a format the client names. Read from the raw members, so that the conflict is reported even when
+ * the format or the metadata has problems of its own; without a format the planner checks the one it picks.
  */
 function checkCmyk(dto: OutputOptionsDto, path: string, issues: Issues): void {
   const typeOf = (value: unknown) => (isPlainObject(value) ? value.type : value);
   const format = typeOf(dto.format);
-  if (
-    typeOf(memberOf(dto.metadata, 'color_space')) === 'CMYK' &&
-    isOneOf(OUTPUT_FORMATS, format) &&
-    format !== 'jpeg'
-  ) {
-    issues.add(
-      pathOf(path, 'metadata.color_space'),
-      `CMYK is supported only for jpeg output, not ${format}; use RGB or format jpeg`,
-    );
-  }
+  if (typeOf(memberOf(dto.metadata, 'color_space')) !== 'CMYK' || !isOutputFormat(format)) return;
+  const problem = cmykProblem(format, true);
+  if (problem) issues.add(pathOf(path, 'metadata.color_space'), problem);
 }
 
 function readOutputOptions(raw: Record<string, unknown>, path: string, issues: Issues): EditOutput | undefined {

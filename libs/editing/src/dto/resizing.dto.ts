@@ -14,6 +14,8 @@ export const FIT_TYPES = ['crop', 'bounds', 'cover', 'canvas', 'outpaint'] as co
 export type FitType = (typeof FIT_TYPES)[number];
 export const CROP_POSITIONS = ['center', 'smart'] as const;
 export type CropPosition = (typeof CROP_POSITIONS)[number];
+/** A crop fit without `crop` crops at the centre. */
+export const DEFAULT_CROP: CropPosition = 'center';
 export const BOX_FIT_TYPES = ['bounds', 'cover', 'canvas'] as const;
 export type BoxFitType = (typeof BOX_FIT_TYPES)[number];
 
@@ -25,7 +27,7 @@ export class CropFitDto {
 
   @ApiPropertyOptional({
     enum: CROP_POSITIONS,
-    default: 'center',
+    default: DEFAULT_CROP,
     description: '`center` (default) crops around the centre; `smart` centres on the detected main object.',
     example: 'smart',
   })

@@ -1,7 +1,8 @@
 import { ServiceException, unknownMemberMessage } from '@app/common';
 import { absent, isPlainObject, Issues } from '../dto/dto-validation';
 import { checkLocation, LOCATION_MAX_LENGTH } from '../dto/edit-values';
-import { parseEditRequest, type EditRequest, type FormatOptions } from '../edit-request';
+import { parseEditRequest } from '../edit-request';
+import type { EditRequest, FormatOptions } from '../edit-request.model';
 import { parseStorageReference } from '@app/storage';
 
 /** Longest list of inputs one batch request may name (a folder has no such limit: it is listed page by page). */

@@ -3,7 +3,7 @@ import { AppConfig, mediaTypeOfExtension } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
-import type { EditRequest } from '../edit-request';
+import type { EditRequest } from '../edit-request.model';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';

@@ -1,0 +1,128 @@
+/*
+ * The edit request as the service uses it: validated, unions resolved, the contract's defaults filled. Types
+ * only, so that parseEditRequest and the resolvers in dto/ that build it, and the planner that reads it, all
+ * import it without importing each other. Sizes and side lengths stay relative (pixels or percentages of the
+ * input); the service turns them into an EditPlan once the image size is known, and checks there what needs it
+ * (pixel padding and outpaint_by at most 50% of the side, target pixel limits, CMYK or transparency against the
+ * format it picks when none is given).
+ */
+
+import type { BlurLevel, BlurType, ObjectCategory } from './dto/background.dto';
+import type { PngCompression } from './dto/format-options.dto';
+import type { DecompressStrength, UpscaleModel } from './dto/operations.dto';
+import type { CmykProfile } from './dto/output.dto';
+import type { BoxFitType, CropPosition } from './dto/resizing.dto';
+import type { Colour, SideLengths, Size } from './dto/edit-values';
+
+export type { Colour, SideLengths, Size };
+
+export interface Restorations {
+  upscale?: UpscaleModel;
+  decompress?: DecompressStrength;
+  polish: boolean;
+}
+
+export type Fit =
+  | { type: 'crop'; crop: CropPosition }
+  | { type: BoxFitType }
+  /** `feathering`: percent of the input side, 0..50. */
+  | { type: 'outpaint'; feathering?: number; outpaint_by?: SideLengths };
+
+/** Both sizes absent: the size is unchanged (with outpaint: extended only). */
+export interface Resizing {
+  width?: Size;
+  height?: Size;
+  fit: Fit;
+}
+
+/** Intensity 0..100. */
+export interface Hdr {
+  intensity: number;
+  stitching: boolean;
+}
+
+/** Exposure, saturation and contrast -100..100; sharpness 0..100; absent is no change. */
+export interface Adjustments {
+  hdr?: Hdr;
+  exposure?: number;
+  saturation?: number;
+  contrast?: number;
+  sharpness?: number;
+}
+
+/** What to keep: a category of object, or an object described in 3..128 characters. */
+export type ObjectSelection = { category: ObjectCategory } | { selective: { object_to_keep: string } };
+export type BackgroundRemoval = ObjectSelection & { clipping: boolean };
+export type BackgroundBlur = ObjectSelection & { type: BlurType; level: BlurLevel };
+
+/** Absent members mean: no removal, the default colour (white, or transparent where possible), no blur. */
+export interface Background {
+  remove?: BackgroundRemoval;
+  color?: Colour;
+  blur?: BackgroundBlur;
+}
+
+export interface Privacy {
+  blur_car_plate: boolean;
+  identity_crop: boolean;
+}
+
+/** At least one of the reference image and the prompt; strengths 0..1. */
+export interface StyleTransfer {
+  style_reference_image?: string;
+  prompt?: string;
+  style_strength: number;
+  denoising_strength: number;
+  depth_strength: number;
+}
+
+export interface Generative {
+  style_transfer?: StyleTransfer;
+}
+
+/** Only the groups the request names are present. */
+export interface EditOperations {
+  restorations?: Restorations;
+  resizing?: Resizing;
+  adjustments?: Adjustments;
+  background?: Background;
+  padding?: SideLengths;
+  privacy?: Privacy;
+  generative?: Generative;
+}
+
+export type Compression = { type: 'lossless' } | { type: 'lossy'; quality?: number };
+
+/** Quality 1..100. tiff `lzw` is lossless; tiff `jpeg` is lossy. */
+export type FormatOptions =
+  | { type: 'jpeg'; quality: number; progressive: boolean }
+  | { type: 'png'; compression: PngCompression }
+  | { type: 'webp' | 'avif'; lossless: true }
+  | { type: 'webp' | 'avif'; lossless: false; quality: number }
+  | { type: 'tiff'; compression: 'lzw' }
+  | { type: 'tiff'; compression: 'jpeg'; quality: number };
+
+export type ColorSpace = { type: 'RGB' } | { type: 'CMYK'; color_profile: CmykProfile };
+
+/** `dpi` 1..10000. No colour space: the input's is kept (RGB gets sRGB). */
+export interface OutputMetadata {
+  dpi?: number;
+  color_space?: ColorSpace;
+}
+
+/** No destination: the temporary bucket. No format: the caller's default (the input's, or jpeg for batch). */
+export interface EditOutput {
+  destination?: string;
+  format?: FormatOptions;
+  metadata?: OutputMetadata;
+}
+
+export interface EditRequest {
+  /**
+   * An http(s) URL or a `storage://` file reference, 1..512 characters. Present exactly when parsed with
+   * `input: 'required'`; absent for uploads, where the image is the uploaded file.
+   */
+  input?: string;
+  operations: EditOperations;
+  output: EditOutput;
+}

@@ -1,0 +1,71 @@
+import { ServiceException } from '@app/common';
+import type { EditRequest } from './edit-request.model';
+
+/** What the operations that need a model ask of the service, one name per kind of model. */
+export const MODEL_CAPABILITIES = [
+  'segmentation',
+  'face-detection',
+  'text-detection',
+  'super-resolution',
+  'generative',
+] as const;
+export type ModelCapability = (typeof MODEL_CAPABILITIES)[number];
+
+/**
+ * The port through which an edit learns which models this process can run. The library that owns a model
+ * runtime provides it (libs/vision: VisionModule), so that editing never imports a runtime and a model can move
+ * to its own process without touching the planner.
+ */
+export abstract class ModelCapabilities {
+  /** Whether a model of this kind is installed here, verified and ready to load. */
+  abstract available(capability: ModelCapability): boolean;
+}
+
+/** A requested operation that needs a model: its field path, what the client asked for, and the model's kind. */
+export interface ModelOperation {
+  path: string;
+  /** The value asked for where the path alone does not say it (an upscale model, a fit). */
+  asked?: string;
+  needs: ModelCapability;
+}
+
+/** Every operation of the request that needs a model, in the contract's processing order. */
+export function modelOperations(request: EditRequest): ModelOperation[] {
+  const { restorations, resizing, background, privacy, generative } = request.operations;
+  const found: ModelOperation[] = [];
+  const add = (on: unknown, operation: ModelOperation) => {
+    if (on) found.push(operation);
+  };
+  const upscale = restorations?.upscale;
+  add(upscale && upscale !== 'smart_resize', {
+    path: 'operations.restorations.upscale',
+    asked: upscale,
+    needs: 'super-resolution',
+  });
+  // polish redraws detail at the same size: an enhancement network of the super-resolution family
+  add(restorations?.polish, { path: 'operations.restorations.polish', needs: 'super-resolution' });
+  add(background?.remove, { path: 'operations.background.remove', needs: 'segmentation' });
+  add(background?.blur, { path: 'operations.background.blur', needs: 'segmentation' });
+  add(resizing?.fit.type === 'outpaint', { path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
+  add(privacy?.blur_car_plate, { path: 'operations.privacy.blur_car_plate', needs: 'text-detection' });
+  add(privacy?.identity_crop, { path: 'operations.privacy.identity_crop', needs: 'face-detection' });
+  add(generative?.style_transfer, { path: 'operations.generative.style_transfer', needs: 'generative' });
+  return found;
+}
+
+/**
+ * 501 `OPERATION_NOT_IMPLEMENTED` naming every requested operation whose model is not installed here. The code
+ * stays that name: task items read it to fail for good instead of retrying (tasks/task-failure.ts).
+ */
+export function assertModelsInstalled(request: EditRequest, capabilities: ModelCapabilities): void {
+  const missing = modelOperations(request).filter((operation) => !capabilities.available(operation.needs));
+  if (missing.length === 0) return;
+  const named = missing.map(({ path, asked, needs }) => `${path} (${asked ? `${asked}: ` : ''}${needs})`);
+  throw new ServiceException(
+    'OPERATION_NOT_IMPLEMENTED',
+    `The models these operations need are not installed on this service: ${named.join(', ')}.`,
+    Object.fromEntries(
+      missing.map(({ path, needs }) => [path, [`needs a ${needs} model, which is not installed on this service`]]),
+    ),
+  );
+}

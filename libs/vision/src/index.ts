@@ -1,0 +1,2 @@
+export * from './vision.module';
+export * from './vision-capabilities';
