@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/common';
+import { PIPELINE_PHASES } from '@app/image-pipeline';
 import {
   EditAdmission,
   EditExecutor,
@@ -17,8 +18,10 @@ import { ApiErrors } from '../openapi/api-errors.decorator';
 import { EditResponseDto } from './dto/edit-response.dto';
 import { readUpload } from './read-upload';
 
+/** The processing order as PIPELINE_STEPS runs it (its phases, named as the contract names them). */
 const ORDER =
-  'Operations run in this order: decode (EXIF orientation applied) -> restorations -> background -> padding -> resizing -> adjustments -> encode (format, metadata, colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.';
+  `Operations run in this order: ${PIPELINE_PHASES.join(' -> ')} (decode applies the EXIF orientation; encode writes the format, metadata and colour space). ` +
+  'Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.';
 
 /** The route of uploads: the one route that takes multipart bodies. */
 export const UPLOAD_ROUTE = '/v1/image/edit/upload';
