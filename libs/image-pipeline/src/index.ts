@@ -7,3 +7,4 @@ export * from './colour/cmyk-profiles';
 export * from './workers/pixel-pool';
 export * from './workers/raw-pixels';
 export * from './memory-estimate';
+export * from './ports/segmenter.port';
