@@ -62,8 +62,36 @@ function map2(a: Plane, b: Plane, f: (x: number, y: number) => number): Plane {
  * flat the output is the local mean of p. A colour guide (not luminance alone) also separates an object from a
  * background of about the same brightness but another hue (an orange product on a green backdrop).
  * `guide`: three planes 0..1; `input` 0..1; `r` in pixels; `eps` in (guide units)^2.
+ *
+ * `subsample` > 1 is the fast guided filter (He and Sun, 2015): the coefficients a and b vary only as fast as
+ * the window does, so they are fitted on the planes block-averaged by `subsample` (with r / subsample) and
+ * interpolated back; only q = a . I + b is evaluated at full size, so edges stay as sharp as the guide's.
  */
-export function guidedFilter(guide: readonly [Plane, Plane, Plane], input: Plane, r: number, eps: number): Plane {
+export function guidedFilter(
+  guide: readonly [Plane, Plane, Plane],
+  input: Plane,
+  r: number,
+  eps: number,
+  subsample = 1,
+): Plane {
+  const { width, height } = input;
+  const small = subsample > 1;
+  const fitted = coefficients(
+    small ? (guide.map((plane) => shrink(plane, subsample)) as [Plane, Plane, Plane]) : guide,
+    small ? shrink(input, subsample) : input,
+    Math.max(1, Math.round(r / subsample)),
+    eps,
+  );
+  const [a0, a1, a2, b] = small ? fitted.map((plane) => enlarge(plane, width, height)) : fitted;
+  const q = b.data;
+  for (let i = 0; i < q.length; i++) {
+    q[i] += a0.data[i] * guide[0].data[i] + a1.data[i] * guide[1].data[i] + a2.data[i] * guide[2].data[i];
+  }
+  return { data: q, width, height };
+}
+
+/** The window-averaged coefficients of the guided filter: a (three planes) and b. */
+function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: number, eps: number): Plane[] {
   const { width, height } = input;
   const n = width * height;
   const mean = guide.map((channel) => boxMean(channel, r).data);
@@ -122,10 +150,47 @@ export function guidedFilter(guide: readonly [Plane, Plane, Plane], input: Plane
     a[2][i] = a2;
     b[i] = meanP[i] - a0 * m0 - a1 * m1 - a2 * m2;
   }
-  const meanA = a.map((data) => boxMean({ data, width, height }, r).data);
-  const q = boxMean({ data: b, width, height }, r).data;
-  for (let i = 0; i < n; i++) {
-    q[i] += meanA[0][i] * guide[0].data[i] + meanA[1][i] * guide[1].data[i] + meanA[2][i] * guide[2].data[i];
+  return [...a.map((data) => boxMean({ data, width, height }, r)), boxMean({ data: b, width, height }, r)];
+}
+
+/** The plane averaged over blocks of `factor` x `factor` pixels (the last blocks partial). */
+export function shrink(plane: Plane, factor: number): Plane {
+  const { width, height, data } = plane;
+  const w = Math.ceil(width / factor);
+  const h = Math.ceil(height / factor);
+  const sum = new Float32Array(w * h);
+  const count = new Float32Array(w * h);
+  for (let y = 0; y < height; y++) {
+    const row = ((y / factor) | 0) * w;
+    for (let x = 0; x < width; x++) {
+      const cell = row + ((x / factor) | 0);
+      sum[cell] += data[y * width + x];
+      count[cell] += 1;
+    }
   }
-  return { data: q, width, height };
+  for (let i = 0; i < sum.length; i++) sum[i] /= count[i];
+  return { data: sum, width: w, height: h };
+}
+
+/** The plane interpolated bilinearly to `width` x `height` (block centres aligned). */
+export function enlarge(plane: Plane, width: number, height: number): Plane {
+  const out = new Float32Array(width * height);
+  const fx = plane.width / width;
+  const fy = plane.height / height;
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(plane.height - 1, Math.max(0, (y + 0.5) * fy - 0.5));
+    const y0 = Math.floor(sy);
+    const y1 = Math.min(plane.height - 1, y0 + 1);
+    const ty = sy - y0;
+    for (let x = 0; x < width; x++) {
+      const sx = Math.min(plane.width - 1, Math.max(0, (x + 0.5) * fx - 0.5));
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(plane.width - 1, x0 + 1);
+      const tx = sx - x0;
+      const top = plane.data[y0 * plane.width + x0] * (1 - tx) + plane.data[y0 * plane.width + x1] * tx;
+      const bottom = plane.data[y1 * plane.width + x0] * (1 - tx) + plane.data[y1 * plane.width + x1] * tx;
+      out[y * width + x] = top * (1 - ty) + bottom * ty;
+    }
+  }
+  return { data: out, width, height };
 }

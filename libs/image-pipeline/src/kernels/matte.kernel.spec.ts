@@ -75,6 +75,20 @@ describe('guidedFilter', () => {
     expect(row.slice(36).every((a) => a === 255)).toBe(true);
   });
 
+  it('follows an edge of hue alone (two colours of the same luminance)', () => {
+    // orange and green of equal Rec. 709 luma: a luminance guide would see no edge
+    const red = plane(64, 16, (x) => (x < 32 ? 0.8 : 0.1));
+    const green = plane(64, 16, (x) => (x < 32 ? 0.3 : 0.5147));
+    const blue = plane(64, 16, () => 0.2);
+    const q = guidedFilter([red, green, blue], blurry, 8, 1e-4);
+    expect(q.data[8 * 64 + 32] - q.data[8 * 64 + 31]).toBeGreaterThan(0.4);
+  });
+
+  it('fitted on a subsampled grid (the fast guided filter), keeps the edge where the guide has it', () => {
+    const q = guidedFilter(guide, blurry, 8, 1e-4, 3);
+    expect(q.data[8 * 64 + 32] - q.data[8 * 64 + 31]).toBeGreaterThan(0.35);
+  });
+
   it('keeps the mask smooth where the guide is flat (no edge to follow)', () => {
     const flat = plane(64, 16, () => 0.5);
     const q = guidedFilter([flat, flat, flat], blurry, 8, 1e-4);

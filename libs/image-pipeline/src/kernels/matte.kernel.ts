@@ -52,7 +52,7 @@ export interface PixelBox {
 export interface MatteResult {
   /** The refined alpha at the working size, 1 channel, 0..255. */
   alpha: RawPixels;
-  /** The local colour of the background near each pixel (3 channels), for decontamination; the image where none. */
+  /** The local colour of the background (3 channels, a coarser grid), for decontamination; the image where none. */
   background: RawPixels;
   /** The kept object's box (alpha > SUPPORT_ALPHA), or undefined when nothing is kept. */
   box?: PixelBox;
@@ -65,8 +65,10 @@ export function matteKernel(payload: MatteKernelPayload): MatteResult {
   const tuning = MATTE_TUNING[category];
   const radius = Math.max(1, Math.round(tuning.radius * payload.coarsePixel));
   const guide = channelPlanes(image);
-  const mask = { data: Float32Array.from(coarse.data, (v) => v / 255), width, height };
-  const q = guidedFilter(guide, mask, radius, tuning.eps);
+  const mask = { data: new Float32Array(width * height), width, height };
+  for (let i = 0; i < mask.data.length; i++) mask.data[i] = coarse.data[i] / 255;
+  // coefficients fitted on blocks of a third of the window: about 9 times less work, edges as sharp
+  const q = guidedFilter(guide, mask, radius, tuning.eps, Math.max(1, Math.round(radius / 3)));
   const alpha = new Uint8Array(width * height);
   const span = tuning.high - tuning.low;
   for (let i = 0; i < alpha.length; i++) {
@@ -153,29 +155,50 @@ export function supportBox(alpha: RawPixels): PixelBox | undefined {
 }
 
 /**
- * The background's local colour near each pixel: the mean of the clearly-background pixels (alpha <=
- * BACKGROUND_ALPHA) within `radius`, widened four times where none is that close; the image's own colour where
- * still none (deep inside the object, where alpha is 255 and the estimate is not used).
+ * The background's local colour near each pixel, on a grid of cells of radius / 2 pixels (it varies slowly; the
+ * decontamination interpolates it): the mean of the clearly-background pixels (alpha <= BACKGROUND_ALPHA)
+ * within about `radius`, widened four times where none is that close; the image's own colour where still none
+ * (deep inside the object, where alpha is 255 and the estimate is not used).
  */
 export function backgroundColour(image: RawPixels, alpha: Uint8Array, radius: number): RawPixels {
   const { width, height, data } = image;
-  const n = width * height;
-  const weight = { data: Float32Array.from(alpha, (a) => (a <= BACKGROUND_ALPHA ? 1 : 0)), width, height };
-  const channelSums = [0, 1, 2].map((c) => {
-    const plane = new Float32Array(n);
-    for (let i = 0; i < n; i++) plane[i] = weight.data[i] * data[i * 3 + c];
-    return { data: plane, width, height };
-  });
-  const out = new Uint8Array(n * 3);
-  const near = [boxMean(weight, radius), ...channelSums.map((plane) => boxMean(plane, radius))];
-  const far = [boxMean(weight, radius * 4), ...channelSums.map((plane) => boxMean(plane, radius * 4))];
-  for (let i = 0; i < n; i++) {
-    const sums = near[0].data[i] > 1e-4 ? near : far[0].data[i] > 1e-4 ? far : undefined;
-    for (let c = 0; c < 3; c++) {
-      out[i * 3 + c] = sums ? Math.round(sums[c + 1].data[i] / sums[0].data[i]) : data[i * 3 + c];
+  const cell = Math.max(1, Math.floor(radius / 2));
+  const w = Math.ceil(width / cell);
+  const h = Math.ceil(height / cell);
+  // per cell: the sum of background weight, of each channel over background pixels, and of each channel overall
+  const sums = Array.from({ length: 7 }, () => new Float32Array(w * h));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const at = ((y / cell) | 0) * w + ((x / cell) | 0);
+      const weight = alpha[i] <= BACKGROUND_ALPHA ? 1 : 0;
+      sums[0][at] += weight;
+      for (let c = 0; c < 3; c++) {
+        sums[c + 1][at] += weight * data[i * 3 + c];
+        sums[c + 4][at] += data[i * 3 + c];
+      }
     }
   }
-  return { data: out, width, height, channels: 3 };
+  const reach = Math.max(1, Math.round(radius / cell));
+  const near = sums.slice(0, 4).map((plane) => boxMean({ data: plane, width: w, height: h }, reach).data);
+  const far = sums.slice(0, 4).map((plane) => boxMean({ data: plane, width: w, height: h }, reach * 4).data);
+  const out = new Uint8Array(w * h * 3);
+  for (let i = 0; i < w * h; i++) {
+    const found = near[0][i] > 1e-4 ? near : far[0][i] > 1e-4 ? far : undefined;
+    for (let c = 0; c < 3; c++) {
+      out[i * 3 + c] = Math.round(
+        found ? found[c + 1][i] / found[0][i] : sums[c + 4][i] / Math.max(1, cellPixels(i, w, cell, width, height)),
+      );
+    }
+  }
+  return { data: out, width: w, height: h, channels: 3 };
+}
+
+/** Pixels in cell `i` of a grid `w` cells wide over a `width` x `height` image (edge cells are partial). */
+function cellPixels(i: number, w: number, cell: number, width: number, height: number): number {
+  const cx = i % w;
+  const cy = (i - cx) / w;
+  return (Math.min(width, (cx + 1) * cell) - cx * cell) * (Math.min(height, (cy + 1) * cell) - cy * cell);
 }
 
 export interface DecontaminateKernelPayload {
@@ -183,7 +206,7 @@ export interface DecontaminateKernelPayload {
   image: RawPixels;
   /** The refined alpha at the full size, 1 channel. */
   alpha: RawPixels;
-  /** {@link MatteResult.background}, at the working size: sampled bilinearly. */
+  /** {@link MatteResult.background}, on its own grid: sampled bilinearly. */
   background: RawPixels;
 }
 
