@@ -9,6 +9,7 @@ import type {
   Rgba,
   Sides,
 } from '@app/image-pipeline';
+import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
@@ -84,8 +85,11 @@ function resolveSides(lengths: SideLengths, width: number, height: number, field
   return sides;
 }
 
-/** The background: the asked colour; else transparent where the input has alpha and the format keeps it; else white. */
-function backgroundColour(request: EditRequest, probe: ImageProbe, format: OutputFormat): Rgba {
+/**
+ * The background: the asked colour; else transparent where the image has alpha (its own, or a removed
+ * background) and the format keeps it; else white.
+ */
+function backgroundColour(request: EditRequest, hasAlpha: boolean, format: OutputFormat): Rgba {
   const colour = request.operations.background?.color;
   if (colour?.kind === 'transparent') {
     const problem = transparencyProblem(format, request.output.format !== undefined);
@@ -93,7 +97,7 @@ function backgroundColour(request: EditRequest, probe: ImageProbe, format: Outpu
     return TRANSPARENT;
   }
   if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
-  return probe.hasAlpha && outputCapabilities(format).alpha ? TRANSPARENT : WHITE;
+  return hasAlpha && outputCapabilities(format).alpha ? TRANSPARENT : WHITE;
 }
 
 function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
@@ -167,13 +171,18 @@ function checkOutpaint(request: EditRequest, size: Dimensions): void {
  */
 export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanContext): EditPlan {
   const format = outputFormat(request, probe, context);
-  const fill = backgroundColour(request, probe, format);
+  const removal = planRemoval(request.operations.background);
+  const hasAlpha = probe.hasAlpha || removal !== undefined;
+  const fill = backgroundColour(request, hasAlpha, format);
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
-  if (probe.hasAlpha && fill.alpha === 1) plan.flatten = fill;
+  if (removal) plan.removeBackground = removal;
+  const blur = planBlur(request.operations.background, Math.max(size.width, size.height));
+  if (blur) plan.blurBackground = blur;
+  if (hasAlpha && fill.alpha === 1) plan.flatten = fill;
   if (request.operations.padding) {
     plan.padding = resolveSides(request.operations.padding, size.width, size.height, 'operations.padding');
     plan.paddingFill = fill;

@@ -1,4 +1,5 @@
 import type { OutputMediaType } from '@app/common';
+import type { SegmentationCategory } from './ports/segmenter.port';
 
 /**
  * The typed, normalised form of an edit that {@link ImagePipeline} runs. Everything here is resolved:
@@ -56,6 +57,32 @@ export interface AdjustPlan {
   hdr?: HdrPlan;
 }
 
+/**
+ * Which object the background steps keep: the Segmenter's mask for `category`, refined as that category asks
+ * (kernels/matte.kernel.ts, MATTE_TUNING). `largestOnly` (`selective.object_to_keep`) keeps only the most salient
+ * connected object of the mask; the description itself is not read (no model here understands text).
+ */
+export interface SubjectPlan {
+  category: SegmentationCategory;
+  largestOnly: boolean;
+}
+
+/** Background removal: the object kept with an alpha channel; `clipping` crops to the object's box. */
+export interface RemoveBackgroundPlan {
+  subject: SubjectPlan;
+  clipping: boolean;
+}
+
+/**
+ * Background blur around the object, which stays sharp. `gaussian`: `radius` is the sigma; `lens`: the radius of
+ * the disc (bokeh) kernel. In pixels of the image entering the step (the input at its display size).
+ */
+export interface BlurBackgroundPlan {
+  subject: SubjectPlan;
+  kind: 'gaussian' | 'lens';
+  radius: number;
+}
+
 /** The formats an edit writes (the one format table: libs/common/src/media/media-type.ts). */
 export type OutputFormat = OutputMediaType;
 export type CmykProfileName = 'ISO_Coated' | 'ISO_Uncoated' | 'USWeb_Coated' | 'USWeb_Uncoated';
@@ -79,6 +106,8 @@ export type ColourPlan = { space: 'auto' } | { space: 'rgb' } | { space: 'cmyk';
 export interface EditPlan {
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
+  removeBackground?: RemoveBackgroundPlan;
+  blurBackground?: BlurBackgroundPlan;
   /**
    * What transparent pixels become: a colour to flatten onto, or undefined to keep the alpha channel
    * (the planner keeps it only when the output format can hold it).

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import sharp from 'sharp';
 import { AppConfig } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
@@ -6,6 +6,7 @@ import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
+import { Segmenter } from './ports/segmenter.port';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
 
@@ -28,7 +29,11 @@ export class ImagePipeline implements OnApplicationShutdown {
   private readonly profiles = new ProfileFiles();
   private readonly threads = new ThreadShare(sharp.concurrency());
 
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {
+  /** `segmenter`: provided globally by libs/vision where a segmentation model is installed. */
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Optional() @Inject(Segmenter) private readonly segmenter?: Segmenter,
+  ) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
     sharp.cache(false);
   }
@@ -59,6 +64,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       pool: this.pool,
       profiles: this.profiles,
       maxPixels: this.config.maxInputPixels,
+      segmenter: this.segmenter,
     };
     const stage = await runSteps(context);
     const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });

@@ -48,7 +48,9 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): numb
 
 /** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
 function materialises(plan: EditPlan): boolean {
-  return Boolean(plan.decompress || plan.flatten || plan.padding || plan.adjust);
+  return Boolean(
+    plan.decompress || plan.removeBackground || plan.blurBackground || plan.flatten || plan.padding || plan.adjust,
+  );
 }
 
 /** Pixels of the result: the resize's size, or the input's plus padding. */

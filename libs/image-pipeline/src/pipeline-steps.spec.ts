@@ -21,10 +21,13 @@ function documentedOrder(): string[] {
 
 const BASE: EditPlan = { encode: { format: 'png', compression: 'fast' }, colour: { space: 'auto' } };
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
+const SUBJECT = { category: 'general', largestOnly: false } as const;
 
 /** For each built step, the plan with only its part on. */
 const ONLY: Record<string, EditPlan> = {
   decompress: { ...BASE, decompress: 'strong' },
+  'background removal': { ...BASE, removeBackground: { subject: SUBJECT, clipping: false } },
+  'background blur': { ...BASE, blurBackground: { subject: SUBJECT, kind: 'gaussian', radius: 4 } },
   flatten: { ...BASE, flatten: WHITE },
   padding: { ...BASE, padding: { top: 1, right: 2, bottom: 3, left: 4 }, paddingFill: WHITE },
   resize: { ...BASE, resize: { mode: 'scale', width: 10, height: 10 } },
@@ -72,7 +75,16 @@ describe('PIPELINE_STEPS', () => {
 
   it('runs every built step, in order, when every part is on', () => {
     const all = Object.values(ONLY).reduce((plan, part) => ({ ...plan, ...part }), BASE);
-    expect(on(all)).toEqual(['decompress', 'flatten', 'padding', 'resize', 'adjust', 'encode']);
+    expect(on(all)).toEqual([
+      'decompress',
+      'background removal',
+      'background blur',
+      'flatten',
+      'padding',
+      'resize',
+      'adjust',
+      'encode',
+    ]);
   });
 });
 

@@ -1,5 +1,7 @@
 import type { EditPlan } from './edit-plan';
 import { adjustStep } from './operations/adjust.operation';
+import { blurBackgroundStep } from './operations/background-blur.operation';
+import { removeBackgroundStep } from './operations/background-removal.operation';
 import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
@@ -22,8 +24,8 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   planned('car plate blur', 'privacy'),
   decompressStep,
   planned('polish', 'restorations'),
-  planned('background removal', 'background'),
-  planned('background blur', 'background'),
+  removeBackgroundStep,
+  blurBackgroundStep,
   flattenStep,
   paddingStep,
   // The upscale model will run inside resizing, where the size grows (ResizePlan.upscale).

@@ -114,7 +114,7 @@ export class BackgroundDto {
     type: 'string',
     pattern: '^(#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})|transparent)$',
     description:
-      'Background colour: `#rgb`, `#rrggbb` or `transparent` (not with jpeg output). Default: white, or transparent when the input has an alpha channel and the output format can hold it.',
+      'Background colour: `#rgb`, `#rrggbb` or `transparent` (not with jpeg output). Default: white, or transparent when the input has an alpha channel or its background is removed, and the output format can hold it.',
     example: '#f5f5f5',
   })
   @IsOptional()

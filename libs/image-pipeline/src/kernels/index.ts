@@ -1,6 +1,8 @@
+import { backgroundBlurKernel } from './background-blur.kernel';
 import { decodeBmpKernel, decodeHeicKernel } from './decode.kernel';
 import { decompressKernel } from './decompress.kernel';
 import { hdrKernel } from './hdr.kernel';
+import { decontaminateKernel, matteKernel } from './matte.kernel';
 
 /**
  * Every JavaScript pixel routine that runs in the worker threads, by name. A kernel is a pure function of
@@ -11,6 +13,9 @@ export const KERNELS = {
   decompress: decompressKernel,
   'decode-bmp': decodeBmpKernel,
   'decode-heic': decodeHeicKernel,
+  matte: matteKernel,
+  decontaminate: decontaminateKernel,
+  'background-blur': backgroundBlurKernel,
 } as const;
 
 export type Kernels = typeof KERNELS;

@@ -1,6 +1,7 @@
 import type { ProfileFiles } from '../colour/profile-files';
 import type { ImageProbe } from '../decode/probe';
 import type { EditPlan } from '../edit-plan';
+import type { Segmenter } from '../ports/segmenter.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
 
@@ -28,6 +29,8 @@ export interface StepContext {
   readonly profiles: Pick<ProfileFiles, 'path'>;
   /** MAX_INPUT_PIXELS, in pixels. */
   readonly maxPixels: number;
+  /** The mask source of the background steps; absent where no segmentation model is installed. */
+  readonly segmenter?: Segmenter;
 }
 
 /**

@@ -11,14 +11,21 @@ function isRawPixels(value: unknown): value is RawPixels {
   return typeof value === 'object' && value !== null && (value as RawPixels).data instanceof Uint8Array;
 }
 
-/** The worker thread's entry: runs one kernel; a pixel result travels back without a copy. */
+/** The buffers of a result that is pixels, or an object whose members are (a matte and its maps). */
+function pixelBuffers(result: unknown): ArrayBuffer[] {
+  if (isRawPixels(result)) return [result.data.buffer as ArrayBuffer];
+  if (typeof result !== 'object' || result === null) return [];
+  return Object.values(result).flatMap((value) => (isRawPixels(value) ? [value.data.buffer as ArrayBuffer] : []));
+}
+
+/** The worker thread's entry: runs one kernel; pixel results travel back without a copy. */
 export default async function runKernel(task: PixelTask): Promise<unknown> {
   const kernel = KERNELS[task.name] as (payload: unknown) => unknown;
   if (!kernel) throw new Error(`unknown pixel kernel "${task.name}"`);
   const result = await kernel(task.payload);
-  if (!isRawPixels(result)) return result;
-  const buffer = result.data.buffer as ArrayBuffer;
+  const buffers = [...new Set(pixelBuffers(result))];
+  if (buffers.length === 0) return result;
   // Piscina unwraps only what move() marks: without it the caller would receive the wrapper, not the pixels.
-  const movable = { [Piscina.transferableSymbol]: [buffer], [Piscina.valueSymbol]: result };
+  const movable = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result };
   return Piscina.move(movable as unknown as Parameters<typeof Piscina.move>[0]);
 }

@@ -1,0 +1,196 @@
+/**
+ * Float planes (one value per pixel, rows top to bottom) and the two filters the matte is refined with: the box
+ * mean and the guided filter. Pure functions, run inside the pixel kernels (worker threads).
+ */
+export interface Plane {
+  data: Float32Array;
+  width: number;
+  height: number;
+}
+
+/**
+ * The mean over the (2r+1) x (2r+1) window around each pixel, the window clipped at the borders (so a border
+ * pixel averages only pixels that exist). O(1) per pixel whatever `r`: running sums across, then down.
+ */
+export function boxMean(plane: Plane, r: number): Plane {
+  const { width, height, data } = plane;
+  const across = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) meanRow(data, across, y * width, width, r);
+  const out = new Float32Array(width * height);
+  // Down: a running sum of whole rows, so that memory is read row by row (cache-friendly).
+  const sum = new Float64Array(width);
+  for (let y = 0; y < Math.min(r, height - 1) + 1; y++) addRow(sum, across, y * width, 1);
+  for (let y = 0; y < height; y++) {
+    const top = Math.max(0, y - r);
+    const bottom = Math.min(height - 1, y + r);
+    const scale = 1 / (bottom - top + 1);
+    const at = y * width;
+    for (let x = 0; x < width; x++) out[at + x] = sum[x] * scale;
+    if (y + r + 1 < height) addRow(sum, across, (y + r + 1) * width, 1);
+    if (y - r >= 0) addRow(sum, across, (y - r) * width, -1);
+  }
+  return { data: out, width, height };
+}
+
+function meanRow(src: Float32Array, dst: Float32Array, at: number, width: number, r: number): void {
+  let sum = 0;
+  for (let x = 0; x < Math.min(r, width - 1) + 1; x++) sum += src[at + x];
+  for (let x = 0; x < width; x++) {
+    const left = Math.max(0, x - r);
+    const right = Math.min(width - 1, x + r);
+    dst[at + x] = sum / (right - left + 1);
+    if (x + r + 1 < width) sum += src[at + x + r + 1];
+    if (x - r >= 0) sum -= src[at + x - r];
+  }
+}
+
+function addRow(sum: Float64Array, src: Float32Array, at: number, sign: 1 | -1): void {
+  for (let x = 0; x < sum.length; x++) sum[x] += sign * src[at + x];
+}
+
+function map2(a: Plane, b: Plane, f: (x: number, y: number) => number): Plane {
+  const out = new Float32Array(a.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = f(a.data[i], b.data[i]);
+  return { data: out, width: a.width, height: a.height };
+}
+
+/**
+ * The guided filter (He, Sun and Tang, "Guided Image Filtering", 2010/2013), with a colour guide: within each
+ * window the output is a linear function of the guide's three channels, q = a . I + b, fitted to the input p by
+ * least squares with the ridge `eps`. Where the guide has an edge (variance >> eps) the output follows it, so a
+ * blurry mask upsampled from the model's 320 px becomes as sharp as the image's own edge; where the guide is
+ * flat the output is the local mean of p. A colour guide (not luminance alone) also separates an object from a
+ * background of about the same brightness but another hue (an orange product on a green backdrop).
+ * `guide`: three planes 0..1; `input` 0..1; `r` in pixels; `eps` in (guide units)^2.
+ *
+ * `subsample` > 1 is the fast guided filter (He and Sun, 2015): the coefficients a and b vary only as fast as
+ * the window does, so they are fitted on the planes block-averaged by `subsample` (with r / subsample) and
+ * interpolated back; only q = a . I + b is evaluated at full size, so edges stay as sharp as the guide's.
+ */
+export function guidedFilter(
+  guide: readonly [Plane, Plane, Plane],
+  input: Plane,
+  r: number,
+  eps: number,
+  subsample = 1,
+): Plane {
+  const { width, height } = input;
+  const small = subsample > 1;
+  const fitted = coefficients(
+    small ? (guide.map((plane) => shrink(plane, subsample)) as [Plane, Plane, Plane]) : guide,
+    small ? shrink(input, subsample) : input,
+    Math.max(1, Math.round(r / subsample)),
+    eps,
+  );
+  const [a0, a1, a2, b] = small ? fitted.map((plane) => enlarge(plane, width, height)) : fitted;
+  const q = b.data;
+  for (let i = 0; i < q.length; i++) {
+    q[i] += a0.data[i] * guide[0].data[i] + a1.data[i] * guide[1].data[i] + a2.data[i] * guide[2].data[i];
+  }
+  return { data: q, width, height };
+}
+
+/** The window-averaged coefficients of the guided filter: a (three planes) and b. */
+function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: number, eps: number): Plane[] {
+  const { width, height } = input;
+  const n = width * height;
+  const mean = guide.map((channel) => boxMean(channel, r).data);
+  const meanP = boxMean(input, r).data;
+  // the six distinct entries of the guide's covariance, and its covariance with p
+  const pairs = [
+    [0, 0],
+    [0, 1],
+    [0, 2],
+    [1, 1],
+    [1, 2],
+    [2, 2],
+  ] as const;
+  const corr = pairs.map(
+    ([j, k]) =>
+      boxMean(
+        map2(guide[j], guide[k], (u, v) => u * v),
+        r,
+      ).data,
+  );
+  const corrP = guide.map(
+    (channel) =>
+      boxMean(
+        map2(channel, input, (u, p) => u * p),
+        r,
+      ).data,
+  );
+  const a = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
+  const b = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const m0 = mean[0][i];
+    const m1 = mean[1][i];
+    const m2 = mean[2][i];
+    const s00 = corr[0][i] - m0 * m0 + eps;
+    const s01 = corr[1][i] - m0 * m1;
+    const s02 = corr[2][i] - m0 * m2;
+    const s11 = corr[3][i] - m1 * m1 + eps;
+    const s12 = corr[4][i] - m1 * m2;
+    const s22 = corr[5][i] - m2 * m2 + eps;
+    const c0 = corrP[0][i] - m0 * meanP[i];
+    const c1 = corrP[1][i] - m1 * meanP[i];
+    const c2 = corrP[2][i] - m2 * meanP[i];
+    // the inverse of the symmetric 3 x 3 matrix by its adjugate (positive definite: eps > 0)
+    const i00 = s11 * s22 - s12 * s12;
+    const i01 = s02 * s12 - s01 * s22;
+    const i02 = s01 * s12 - s02 * s11;
+    const i11 = s00 * s22 - s02 * s02;
+    const i12 = s01 * s02 - s00 * s12;
+    const i22 = s00 * s11 - s01 * s01;
+    const det = s00 * i00 + s01 * i01 + s02 * i02;
+    const a0 = (i00 * c0 + i01 * c1 + i02 * c2) / det;
+    const a1 = (i01 * c0 + i11 * c1 + i12 * c2) / det;
+    const a2 = (i02 * c0 + i12 * c1 + i22 * c2) / det;
+    a[0][i] = a0;
+    a[1][i] = a1;
+    a[2][i] = a2;
+    b[i] = meanP[i] - a0 * m0 - a1 * m1 - a2 * m2;
+  }
+  return [...a.map((data) => boxMean({ data, width, height }, r)), boxMean({ data: b, width, height }, r)];
+}
+
+/** The plane averaged over blocks of `factor` x `factor` pixels (the last blocks partial). */
+export function shrink(plane: Plane, factor: number): Plane {
+  const { width, height, data } = plane;
+  const w = Math.ceil(width / factor);
+  const h = Math.ceil(height / factor);
+  const sum = new Float32Array(w * h);
+  const count = new Float32Array(w * h);
+  for (let y = 0; y < height; y++) {
+    const row = ((y / factor) | 0) * w;
+    for (let x = 0; x < width; x++) {
+      const cell = row + ((x / factor) | 0);
+      sum[cell] += data[y * width + x];
+      count[cell] += 1;
+    }
+  }
+  for (let i = 0; i < sum.length; i++) sum[i] /= count[i];
+  return { data: sum, width: w, height: h };
+}
+
+/** The plane interpolated bilinearly to `width` x `height` (block centres aligned). */
+export function enlarge(plane: Plane, width: number, height: number): Plane {
+  const out = new Float32Array(width * height);
+  const fx = plane.width / width;
+  const fy = plane.height / height;
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(plane.height - 1, Math.max(0, (y + 0.5) * fy - 0.5));
+    const y0 = Math.floor(sy);
+    const y1 = Math.min(plane.height - 1, y0 + 1);
+    const ty = sy - y0;
+    for (let x = 0; x < width; x++) {
+      const sx = Math.min(plane.width - 1, Math.max(0, (x + 0.5) * fx - 0.5));
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(plane.width - 1, x0 + 1);
+      const tx = sx - x0;
+      const top = plane.data[y0 * plane.width + x0] * (1 - tx) + plane.data[y0 * plane.width + x1] * tx;
+      const bottom = plane.data[y1 * plane.width + x0] * (1 - tx) + plane.data[y1 * plane.width + x1] * tx;
+      out[y * width + x] = top * (1 - ty) + bottom * ty;
+    }
+  }
+  return { data: out, width, height };
+}
