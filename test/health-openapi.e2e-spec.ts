@@ -21,12 +21,34 @@ describe('health checks', () => {
     expect(res.headers.get('ratelimit-limit')).toBeNull();
   });
 
-  it('answers readiness with the database (and Redis when configured)', async () => {
+  it('answers readiness with the database (and Redis when configured), and the state of each model', async () => {
     const res = await call(t.url, 'GET', '/health/ready');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      data: { status: 'ok', checks: { database: 'ok', redis: testRedisUrl ? 'ok' : 'not_configured' } },
+      data: {
+        status: 'ok',
+        checks: { database: 'ok', redis: testRedisUrl ? 'ok' : 'not_configured' },
+        // verified at start, loaded at its first use: not a reason to be unready
+        models: { segmentation: 'not_loaded' },
+      },
     });
+  });
+
+  it('stays ready with a model whose file is wrong, reports it not installed, and logs the file at start', async () => {
+    const other = await startTestApp({
+      SEGMENTATION_MODEL: '/nonexistent/u2net.onnx',
+      SEGMENTATION_MODEL_SHA256: 'a'.repeat(64),
+    });
+    try {
+      const res = await call(other.url, 'GET', '/health/ready');
+      expect(res.status).toBe(200);
+      expect(res.body.data.models).toEqual({ segmentation: 'not_installed' });
+      expect(other.logs.join('\n')).toContain(
+        'segmentation is not installed: model file /nonexistent/u2net.onnx: missing',
+      );
+    } finally {
+      await other.close();
+    }
   });
 
   it('logs probes at debug, and other requests at info', async () => {

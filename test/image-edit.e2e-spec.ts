@@ -112,11 +112,12 @@ describe('POST /v1/image/edit', () => {
   });
 
   it('answers 501 naming an operation that needs a model, after validating it', async () => {
-    const response = await edit({ input: images.url('/photo.jpg'), operations: { background: { remove: true } } });
+    // face detection ships no model yet (segmentation does: libs/vision)
+    const response = await edit({ input: images.url('/photo.jpg'), operations: { privacy: { identity_crop: true } } });
     expect(response.status).toBe(501);
     expect(response.body.error_code).toBe('1604');
-    expect(response.body.error_message).toMatch(/operations\.background\.remove/);
-    expect(response.body.error_details).toHaveProperty(['operations.background.remove']);
+    expect(response.body.error_message).toMatch(/operations\.privacy\.identity_crop/);
+    expect(response.body.error_details).toHaveProperty(['operations.privacy.identity_crop']);
   });
 
   it('needs the image_editing scope', async () => {

@@ -1,17 +1,44 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModelCapabilities, type ModelCapability } from '@app/editing';
+import type { ModelRunner, ModelState } from './model-runner';
+import { U2NetSegmenter } from './segmentation/segmentation.model';
 
 /**
- * Which vision models this process has installed: none yet, so every operation that needs one answers 501 "not
- * installed on this service". Each model runner (segmentation, faces, text regions, super-resolution) adds its
- * capability here once its weights ship and verify. `generative` is not a vision model: libs/generative will
- * answer for it when it lands.
+ * Which vision models this process runs, and their state. Each model's file is verified once, at start
+ * (onModuleInit, before the app listens): a missing or wrong file is logged naming it, and the operations that
+ * need the model answer 501. Verified models load at their first use. Face detection, text regions and
+ * super-resolution are not installed yet; `generative` is libs/generative's to answer.
  */
 @Injectable()
-export class VisionCapabilities extends ModelCapabilities {
-  private readonly installed: ReadonlySet<ModelCapability> = new Set();
+export class VisionCapabilities extends ModelCapabilities implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Vision');
+  private readonly runners: Partial<Record<ModelCapability, ModelRunner>>;
+  private readonly installed = new Set<ModelCapability>();
+
+  constructor(segmenter: U2NetSegmenter) {
+    super();
+    this.runners = { segmentation: segmenter.runner };
+  }
+
+  async onModuleInit(): Promise<void> {
+    await Promise.all(
+      Object.entries(this.runners).map(async ([capability, runner]) => {
+        if (await runner.verify()) this.installed.add(capability as ModelCapability);
+        else this.logger.warn(`${runner.name} is not installed: ${runner.reason}`);
+      }),
+    );
+  }
 
   available(capability: ModelCapability): boolean {
     return this.installed.has(capability);
+  }
+
+  /** Each vision model by name, with its state (model-runner.ts: ModelState). */
+  models(): Record<string, ModelState> {
+    return Object.fromEntries(Object.values(this.runners).map((runner) => [runner.name, runner.state]));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(Object.values(this.runners).map((runner) => runner.close()));
   }
 }

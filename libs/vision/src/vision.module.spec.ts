@@ -1,15 +1,39 @@
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
+import { ConfigModule, loadConfig } from '@app/common';
 import { MODEL_CAPABILITIES, ModelCapabilities } from '@app/editing';
+import { Segmenter } from '@app/image-pipeline';
+import { U2NetSegmenter } from './segmentation/segmentation.model';
 import { VisionCapabilities } from './vision-capabilities';
 import { VisionModule } from './vision.module';
 
+async function visionModule(env: Record<string, string> = {}) {
+  const module = await Test.createTestingModule({
+    imports: [ConfigModule.forRoot(loadConfig(env)), VisionModule],
+  }).compile();
+  await module.init();
+  return module;
+}
+
 describe('VisionModule', () => {
-  it('provides the model capabilities port, with no model installed yet', async () => {
-    const module = await Test.createTestingModule({ imports: [VisionModule] }).compile();
+  it('provides the ports: segmentation installed (the shipped file verified at start), not loaded yet', async () => {
+    const module = await visionModule();
     const capabilities = module.get(ModelCapabilities);
     expect(capabilities).toBeInstanceOf(VisionCapabilities);
-    expect(MODEL_CAPABILITIES.filter((capability) => capabilities.available(capability))).toEqual([]);
+    expect(MODEL_CAPABILITIES.filter((capability) => capabilities.available(capability))).toEqual(['segmentation']);
+    expect(module.get(VisionCapabilities).models()).toEqual({ segmentation: 'not_loaded' });
+    expect(module.get(Segmenter)).toBeInstanceOf(U2NetSegmenter);
+    await module.close();
+  });
+
+  it('reports segmentation not installed when its file fails verification, and still starts', async () => {
+    const module = await visionModule({
+      SEGMENTATION_MODEL: '/nonexistent/model.onnx',
+      SEGMENTATION_MODEL_SHA256: '0'.repeat(64),
+    });
+    const capabilities = module.get(VisionCapabilities);
+    expect(capabilities.available('segmentation')).toBe(false);
+    expect(capabilities.models()).toEqual({ segmentation: 'not_installed' });
     await module.close();
   });
 });

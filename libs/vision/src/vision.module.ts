@@ -1,15 +1,28 @@
 import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '@app/common';
 import { ModelCapabilities } from '@app/editing';
+import { Segmenter } from '@app/image-pipeline';
+import { U2NetSegmenter } from './segmentation/segmentation.model';
 import { VisionCapabilities } from './vision-capabilities';
 
 /**
- * The model runners, and the {@link ModelCapabilities} port that editing declares. Global, imported once by each
- * app (API and worker): EditingModule consumes the port but must not import this library, which depends on it.
- * An app that forgets it does not start (Nest cannot resolve EditExecutor).
+ * The model runners, behind the ports that their consumers declare: editing's {@link ModelCapabilities} and the
+ * image pipeline's {@link Segmenter}. Global, imported once by each app (API and worker): EditingModule and the
+ * pipeline consume the ports but must not import this library, which depends on them. An app that forgets it
+ * does not start (Nest cannot resolve EditExecutor). Needs the global ConfigModule (AppConfig).
  */
 @Global()
 @Module({
-  providers: [VisionCapabilities, { provide: ModelCapabilities, useExisting: VisionCapabilities }],
-  exports: [ModelCapabilities],
+  providers: [
+    {
+      provide: U2NetSegmenter,
+      useFactory: (config: AppConfig) => U2NetSegmenter.fromConfig(config),
+      inject: [AppConfig],
+    },
+    { provide: Segmenter, useExisting: U2NetSegmenter },
+    VisionCapabilities,
+    { provide: ModelCapabilities, useExisting: VisionCapabilities },
+  ],
+  exports: [ModelCapabilities, Segmenter, VisionCapabilities],
 })
 export class VisionModule {}

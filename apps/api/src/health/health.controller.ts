@@ -2,6 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { REDIS, ServiceException, type RedisClient } from '@app/common';
 import { DatabaseHealth } from '@app/database';
+import { VisionCapabilities, type ModelState } from '@app/vision';
 import { Public } from '../auth/require-scopes.decorator';
 import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 
@@ -26,6 +27,7 @@ export class HealthController {
   constructor(
     private readonly database: DatabaseHealth,
     @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly vision: VisionCapabilities,
   ) {}
 
   @Get('live')
@@ -36,12 +38,29 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database (and Redis, when configured) answer' })
+  @ApiOperation({
+    summary: 'Readiness: the database (and Redis, when configured) answer',
+    description:
+      '`models` gives the state of each vision model: `loaded`, `loading`, `not_loaded` (verified, loads at its ' +
+      'first use), `failed` or `not_installed` (its operations answer 501). No model state fails readiness.',
+  })
   @ApiOkResponse({
-    schema: { example: { data: { status: 'ok', checks: { database: 'ok', redis: 'not_configured' } } } },
+    schema: {
+      example: {
+        data: {
+          status: 'ok',
+          checks: { database: 'ok', redis: 'not_configured' },
+          models: { segmentation: 'not_loaded' },
+        },
+      },
+    },
   })
   @ApiErrorResponse(['NOT_READY'], 'A dependency does not answer (`error_details.checks` says which).')
-  async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
+  async ready(): Promise<{
+    status: 'ok';
+    checks: Record<string, CheckResult>;
+    models: Record<string, ModelState>;
+  }> {
     const [database, redis] = await Promise.all([
       withTimeout(this.database.ping()).then(
         (): CheckResult => 'ok',
@@ -58,6 +77,6 @@ export class HealthController {
     if (database === 'failing' || redis === 'failing') {
       throw new ServiceException('NOT_READY', 'The service is not ready: a dependency does not answer.', { checks });
     }
-    return { status: 'ok', checks };
+    return { status: 'ok', checks, models: this.vision.models() };
   }
 }

@@ -45,7 +45,7 @@ const ApiEditErrors = (badRequest: Parameters<typeof ApiErrors>[number]) =>
       ['OPERATION_NOT_IMPLEMENTED'],
       'The operation needs a model that is not installed on this service (each named in the message).',
     ],
-    [['EDIT_BUSY'], 'Too many images in progress; retry after `Retry-After`.'],
+    [['EDIT_BUSY', 'MODEL_BUSY'], 'Too many images, or too many for a model, in progress; retry after `Retry-After`.'],
   );
 
 @ApiTags('Image editing')

@@ -128,4 +128,42 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_old' })).toThrow(/WEBHOOK_SECRET: .*\/v1\/webhooks\/secret/);
     expect(() => loadConfig({ WEBHOOK_SECRET: ' ' })).not.toThrow();
   });
+
+  it('reads the vision settings: one thread, 8 waiting per model, CPU, the shipped U2-Netp unless a file is named', () => {
+    expect(loadConfig({}).vision).toEqual({
+      threads: 1,
+      queueLimit: 8,
+      executionProvider: 'cpu',
+      segmentation: { profile: 'u2net', file: undefined },
+    });
+    const sha256 = 'ab'.repeat(32);
+    const named = loadConfig({
+      VISION_THREADS: '2',
+      VISION_QUEUE_LIMIT: '0',
+      VISION_EXECUTION_PROVIDER: 'CUDA',
+      SEGMENTATION_MODEL: 'models/isnet.onnx',
+      SEGMENTATION_MODEL_SHA256: sha256.toUpperCase(),
+      SEGMENTATION_PROFILE: 'isnet',
+    });
+    expect(named.vision).toEqual({
+      threads: 2,
+      queueLimit: 0,
+      executionProvider: 'cuda',
+      segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
+    });
+  });
+
+  it.each([
+    [
+      { SEGMENTATION_MODEL: 'm.onnx' },
+      'SEGMENTATION_MODEL_SHA256: SEGMENTATION_MODEL and SEGMENTATION_MODEL_SHA256 go',
+    ],
+    [{ SEGMENTATION_MODEL: 'm.onnx', SEGMENTATION_MODEL_SHA256: 'abc' }, 'SEGMENTATION_MODEL_SHA256: must be 64 hex'],
+    [{ SEGMENTATION_PROFILE: 'birefnet' }, 'SEGMENTATION_PROFILE: "birefnet" needs SEGMENTATION_MODEL'],
+    [{ SEGMENTATION_PROFILE: 'modnet' }, 'SEGMENTATION_PROFILE: must be one of u2net, isnet, birefnet'],
+    [{ VISION_EXECUTION_PROVIDER: 'tpu' }, 'VISION_EXECUTION_PROVIDER: must be one of cpu, cuda'],
+    [{ VISION_THREADS: '0' }, 'VISION_THREADS: must be an integer from 1 to 64'],
+  ])('refuses the vision setting %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });

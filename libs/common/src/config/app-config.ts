@@ -110,6 +110,8 @@ export class AppConfig {
   readonly workerLockMs: number;
   /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
   readonly temporaryBucket?: TemporaryBucketConfig;
+  /** The model runners of libs/vision: threads, queues, execution provider, model files. */
+  readonly vision: VisionConfig;
 
   constructor(values: Omit<AppConfig, 'databaseKind'>) {
     Object.assign(this, values);
@@ -133,6 +135,34 @@ export interface TemporaryBucketConfig {
   /** Both set, or neither (then the AWS SDK's default credential chain applies). */
   accessKey?: string;
   secretKey?: string;
+}
+
+/** Preprocessing profiles of salient-object segmentation models (libs/vision: segmentation-profiles.ts). */
+export const SEGMENTATION_PROFILES = ['u2net', 'isnet', 'birefnet'] as const;
+export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
+/** Where ONNX Runtime runs the models: `cuda` needs the CUDA build of its binaries (docs/models.md). */
+export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
+
+/** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
+export interface ModelFileOverride {
+  /** Absolute path. */
+  path: string;
+  /** 64 lowercase hex digits. */
+  sha256: string;
+}
+
+export interface VisionConfig {
+  /** ONNX Runtime intra-op threads of each model (one inference at a time per model). */
+  threads: number;
+  /** Inferences that may wait per model before new ones are refused with 503 MODEL_BUSY. */
+  queueLimit: number;
+  executionProvider: ExecutionProvider;
+  segmentation: {
+    profile: SegmentationProfileName;
+    /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
+    file?: ModelFileOverride;
+  };
 }
 
 class Reader {
@@ -254,6 +284,28 @@ function readTemporaryBucket(read: Reader): TemporaryBucketConfig | undefined {
   };
 }
 
+function readVision(read: Reader): VisionConfig {
+  const path = read.string('SEGMENTATION_MODEL');
+  const sha256 = read.string('SEGMENTATION_MODEL_SHA256')?.toLowerCase();
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
+    read.problem('SEGMENTATION_MODEL_SHA256', 'must be 64 hex digits (the SHA-256 of SEGMENTATION_MODEL)');
+  }
+  if ((path === undefined) !== (sha256 === undefined)) {
+    read.problem('SEGMENTATION_MODEL_SHA256', 'SEGMENTATION_MODEL and SEGMENTATION_MODEL_SHA256 go together');
+  }
+  const profile = read.oneOf('SEGMENTATION_PROFILE', SEGMENTATION_PROFILES, 'u2net');
+  if (profile !== 'u2net' && path === undefined) {
+    read.problem('SEGMENTATION_PROFILE', `"${profile}" needs SEGMENTATION_MODEL: the shipped model is U2-Netp`);
+  }
+  return {
+    // One thread: the process edits EDIT_CONCURRENCY images with sharp beside the model (docs/models.md).
+    threads: read.integer('VISION_THREADS', 1, 1, 64),
+    queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
+    executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
+    segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+  };
+}
+
 /** The host part of the default public URL: wildcard binds are reached as localhost, IPv6 in brackets. */
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
@@ -341,6 +393,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
+    vision: readVision(read),
   });
   // One secret for every tenant let a receiver of one account forge webhooks for another: refused, not ignored,
   // so that an operator who set it learns that receivers must now verify with their account's secret.

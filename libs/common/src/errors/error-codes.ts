@@ -136,6 +136,13 @@ export const ErrorCodes = define({
     message: 'Too many images are being processed; retry shortly.',
     retryable: true,
   },
+  MODEL_BUSY: {
+    code: '1606',
+    status: 503,
+    type: 'runtime_settings',
+    message: 'The model this operation needs is busy; retry shortly.',
+    retryable: true,
+  },
   TASK_NOT_FOUND: { code: '1701', status: 404, type: 'image', message: 'Task not found.' },
   VALIDATION: { code: '9000', status: 422, type: 'validation', message: 'Validation failed.' },
   MALFORMED_BODY: { code: '9001', status: 400, type: 'validation', message: 'The request body is not valid JSON.' },

@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { Piscina } from 'piscina';
+import { ServiceException } from '@app/common';
+import { ModelFileError, verifyModelFile, type ModelFile } from './model-file';
+import type { ModelJob, SessionSpec } from './model.worker';
+
+/**
+ * A model's state as /health/ready reports it: `not_installed` (its file is missing or fails its checksum),
+ * `not_loaded` (verified, loads at its first use), `loading` (loading and warming up), `loaded`, `failed` (the
+ * runtime refused it: every use answers 501 with the reason).
+ */
+export type ModelState = 'not_installed' | 'not_loaded' | 'loading' | 'loaded' | 'failed';
+
+export interface ModelRunnerOptions {
+  /** Shown in messages, logs and /health/ready. */
+  name: string;
+  file: ModelFile;
+  threads: number;
+  executionProvider: SessionSpec['executionProvider'];
+  /** Inferences that may wait behind the running one before 503 MODEL_BUSY. */
+  queueLimit: number;
+  /** The job of the warm-up inference, run once at load (the first runs are several times slower). */
+  warmUp: () => ModelJob;
+}
+
+/** The compiled worker: beside this file in dist/, or the build's copy when this file runs as TypeScript. */
+function workerFile(): string {
+  const beside = join(__dirname, 'model.worker.js');
+  if (existsSync(beside)) return beside;
+  const root = resolve(__dirname, '../../..');
+  const built = join(root, 'dist', relative(root, __dirname), 'model.worker.js');
+  if (existsSync(built)) return built;
+  throw new Error(`model worker not built: ${built} is missing (run npm run build)`);
+}
+
+/**
+ * One model's lifecycle, the same for every model: verify (SHA-256 of the file, once) -> load (lazily, at the
+ * first use, once) -> warm (one inference at load) -> run. Inference runs on the model's own worker thread,
+ * one at a time, with at most `queueLimit` waiting.
+ */
+export class ModelRunner {
+  private verified?: Promise<void>;
+  private problem?: string;
+  private loading?: Promise<void>;
+  private pool?: Piscina;
+  private pending = 0;
+  private current: ModelState = 'not_loaded';
+
+  constructor(private readonly options: ModelRunnerOptions) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): ModelState {
+    return this.current;
+  }
+
+  /** Why the model cannot run (file or runtime), naming the file; undefined while it can. */
+  get reason(): string | undefined {
+    return this.problem;
+  }
+
+  /** Checks the file once (later calls share the first answer); false when it is missing or wrong. */
+  async verify(): Promise<boolean> {
+    this.verified ??= verifyModelFile(this.options.file).catch((error: unknown) => {
+      this.current = 'not_installed';
+      this.problem = error instanceof ModelFileError ? error.message : String(error);
+      throw error;
+    });
+    return this.verified.then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Runs `job` on the model, loading it first if needed. Rejects with 503 MODEL_BUSY (Retry-After) when the
+   * queue is full, 501 OPERATION_NOT_IMPLEMENTED naming the file when the model cannot be loaded.
+   */
+  async run<R>(job: ModelJob): Promise<R> {
+    if (this.pending > this.options.queueLimit) {
+      throw new ServiceException(
+        'MODEL_BUSY',
+        `The ${this.name} model is busy: ${this.pending} inferences are running or waiting; retry shortly.`,
+        {},
+        { 'Retry-After': '1' },
+      );
+    }
+    this.pending++;
+    try {
+      await this.load();
+      return (await this.pool!.run({ session: this.session(), ...job })) as R;
+    } finally {
+      this.pending--;
+    }
+  }
+
+  /** Verifies, loads and warms the model once; later calls wait for the same load. */
+  load(): Promise<void> {
+    this.loading ??= this.loadOnce();
+    return this.loading;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = undefined;
+  }
+
+  private async loadOnce(): Promise<void> {
+    if (!(await this.verify())) throw this.unavailable();
+    this.current = 'loading';
+    // one thread that lives as long as the process: it holds the loaded session
+    this.pool = new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: 1, idleTimeout: Infinity });
+    try {
+      await this.pool.run({ session: this.session(), ...this.options.warmUp() });
+      this.current = 'loaded';
+    } catch (error) {
+      this.current = 'failed';
+      this.problem = `model file ${this.options.file.path}: the runtime cannot load or run it (${String(error)})`;
+      await this.close();
+      throw this.unavailable();
+    }
+  }
+
+  private session(): SessionSpec {
+    const { file, threads, executionProvider } = this.options;
+    return { path: file.path, threads, executionProvider };
+  }
+
+  private unavailable(): ServiceException {
+    return new ServiceException(
+      'OPERATION_NOT_IMPLEMENTED',
+      `The ${this.name} model cannot run on this service: ${this.problem ?? 'unknown reason'}.`,
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import * as ort from 'onnxruntime-node';
+import { toInputTensor, toMask } from './segmentation/salient-map';
+import type { SegmentationProfile } from './segmentation/segmentation-profiles';
+
+/**
+ * The worker thread of one model (model-runner.ts): it owns the ONNX Runtime session, because onnxruntime-node
+ * runs `session.run` on the calling thread (its promise only defers the call with setImmediate): on the main
+ * thread an inference would stop the event loop for its whole length. Pre- and post-processing run here too.
+ */
+
+/** How the session is made: the file (verified by the caller), threads and execution provider. */
+export interface SessionSpec {
+  path: string;
+  threads: number;
+  executionProvider: 'cpu' | 'cuda';
+}
+
+/** Salient-object segmentation of 8-bit RGB at the profile's size; answers the 0..255 mask. */
+export interface SegmentJob {
+  job: 'segment';
+  rgb: Uint8Array;
+  profile: SegmentationProfile;
+}
+
+export type ModelJob = SegmentJob;
+export type ModelTask = { session: SessionSpec } & ModelJob;
+
+const sessions = new Map<string, Promise<ort.InferenceSession>>();
+
+function session(spec: SessionSpec): Promise<ort.InferenceSession> {
+  let made = sessions.get(spec.path);
+  if (!made) {
+    made = ort.InferenceSession.create(spec.path, {
+      executionProviders: spec.executionProvider === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
+      // one inference at a time per model; the graph is a chain, so operators do not run side by side
+      executionMode: 'sequential',
+      interOpNumThreads: 1,
+      intraOpNumThreads: spec.threads,
+      graphOptimizationLevel: 'all',
+      // idle pool threads sleep instead of spinning: the cores are shared with sharp and the event loop
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    });
+    sessions.set(spec.path, made);
+    made.catch(() => sessions.delete(spec.path));
+  }
+  return made;
+}
+
+async function segment(model: ort.InferenceSession, { rgb, profile }: SegmentJob): Promise<Uint8Array> {
+  const { width, height } = profile.size;
+  const input = new ort.Tensor('float32', toInputTensor(rgb, width * height, profile), [1, 3, height, width]);
+  const outputs = await model.run({ [model.inputNames[0]]: input });
+  const map = outputs[model.outputNames[profile.outputIndex]];
+  if (map.data.length !== width * height) {
+    throw new Error(`the model's output ${profile.outputIndex} has ${map.data.length} values, not ${width}x${height}`);
+  }
+  return toMask(map.data as Float32Array, profile);
+}
+
+/** Piscina's entry: runs one job on the task's model, loading its session on first use. */
+export default async function run(task: ModelTask): Promise<Uint8Array> {
+  const model = await session(task.session);
+  return segment(model, task);
+}
