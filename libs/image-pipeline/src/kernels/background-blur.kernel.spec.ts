@@ -73,4 +73,40 @@ describe('blur kernels', () => {
     // the disc is flat: about as bright near its rim as near its centre
     expect(Math.abs(lens.data[at(38, 32)] - lens.data[at(33, 32)])).toBeLessThan(25);
   });
+
+  it('keeps an evenly bright background as bright as it was (a pale wall does not bloom to white)', () => {
+    const size = 48;
+    for (const value of [200, 235, 245, 252]) {
+      const out = backgroundBlurKernel({
+        image: { data: new Uint8Array(size * size * 3).fill(value), width: size, height: size, channels: 3 },
+        mask: { data: new Uint8Array(size * size), width: size, height: size, channels: 1 },
+        kind: 'lens',
+        radius: 6,
+      });
+      for (const p of [0, (24 * size + 24) * 3, out.data.length - 3])
+        expect(Math.abs(out.data[p] - value)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('adds no hue where a bright area meets a dark one (each pixel a mix of the two)', () => {
+    const size = 48;
+    const wall = [245, 238, 225];
+    const table = [170, 120, 80];
+    const image = new Uint8Array(size * size * 3);
+    for (let i = 0; i < size * size; i++) image.set(i < (size * size) / 2 ? wall : table, i * 3);
+    const out = backgroundBlurKernel({
+      image: { data: image, width: size, height: size, channels: 3 },
+      mask: { data: new Uint8Array(size * size), width: size, height: size, channels: 1 },
+      kind: 'lens',
+      radius: 6,
+    });
+    // Blue against red along the column across the edge stays between the wall's and the table's ratios.
+    const ratio = (rgb: number[]) => rgb[2] / rgb[0];
+    for (let y = 0; y < size; y++) {
+      const p = (y * size + 24) * 3;
+      const r = ratio([out.data[p], out.data[p + 1], out.data[p + 2]]);
+      expect(r).toBeGreaterThanOrEqual(ratio(table) - 0.02);
+      expect(r).toBeLessThanOrEqual(ratio(wall) + 0.02);
+    }
+  });
 });

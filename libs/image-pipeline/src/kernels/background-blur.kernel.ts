@@ -12,10 +12,12 @@ import { boxMean, type Plane } from './guided-filter';
  * pixels are part object, from lending the background the object's colour (with bloom they would glow).
  *
  * - `gaussian`: three box passes, whose result is within a few percent of a Gaussian of sigma `radius`.
- * - `lens`: a disc of radius `radius` (a lens' out-of-focus spot) in linear light, with highlight bloom: values
- *   above LENS_KNEE (a pixel near clipping, whose true brightness the 8-bit value cut off) are boosted up to
- *   1 + LENS_BLOOM before averaging, so that small bright areas spread into bright discs (bokeh) instead of
- *   fading into grey.
+ * - `lens`: a disc of radius `radius` (a lens' out-of-focus spot) in linear light, with highlight bloom: a pixel
+ *   above LENS_KNEE (near clipping, whose true brightness the 8-bit value cut off) weighs up to 1 + LENS_BLOOM
+ *   times more in the average, so that a small bright area among darker ones spreads into a bright disc (bokeh)
+ *   instead of fading into grey. Being a weight, not a gain, it leaves an evenly bright area (a pale wall) as
+ *   bright as it was, and it weighs the three channels of a pixel alike, so no hue appears where a bright area
+ *   meets a dark one.
  */
 export interface BackgroundBlurPayload {
   /** sRGB 8-bit, 3 channels. */
@@ -30,7 +32,7 @@ export interface BackgroundBlurPayload {
 const LENS_KNEE = 0.8;
 const LENS_BLOOM = 24;
 const GAMMA = 2.2;
-/** Below this weight a pixel has no background near enough to average. */
+/** Below this weight (in the disc's or kernel's sum) a pixel has no background near enough to average. */
 const MIN_WEIGHT = 1e-3;
 
 export function backgroundBlurKernel(payload: BackgroundBlurPayload): RawPixels {
@@ -42,11 +44,11 @@ export function backgroundBlurKernel(payload: BackgroundBlurPayload): RawPixels 
   const weight = new Float32Array(n);
   const planes = [0, 1, 2].map(() => new Float32Array(n));
   for (let i = 0; i < n; i++) {
-    const w = (1 - mask.data[i] / 255) ** 4;
-    weight[i] = w;
     const p = i * 3;
     const boost = lens ? bloom(Math.max(image.data[p], image.data[p + 1], image.data[p + 2]) / 255) : 1;
-    for (let c = 0; c < 3; c++) planes[c][i] = w * boost * toValue[image.data[p + c]];
+    const w = (1 - mask.data[i] / 255) ** 4 * boost;
+    weight[i] = w;
+    for (let c = 0; c < 3; c++) planes[c][i] = w * toValue[image.data[p + c]];
   }
   const blur = lens ? (plane: Plane) => discSum(plane, radius) : (plane: Plane) => gaussianMean(plane, radius);
   const den = blur({ data: weight, width, height }).data;
