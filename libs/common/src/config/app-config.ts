@@ -1,15 +1,18 @@
 import { isIP } from 'node:net';
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { Reader, type ConfigProblem, type Environment } from './config-reader';
+import { readVision, type VisionConfig } from './vision-config';
 
-/** Environment variables read by the service; the typed config is the only place that reads them. */
-export type Environment = Record<string, string | undefined>;
-
-/** One problem found in the environment, named by its variable. */
-export interface ConfigProblem {
-  variable: string;
-  message: string;
-}
+export type { ConfigProblem, Environment } from './config-reader';
+export {
+  EXECUTION_PROVIDERS,
+  SEGMENTATION_PROFILES,
+  type ExecutionProvider,
+  type ModelFileOverride,
+  type SegmentationProfileName,
+  type VisionConfig,
+} from './vision-config';
 
 /** Raised at start when the environment is invalid; lists every problem at once. */
 export class ConfigError extends Error {
@@ -137,113 +140,6 @@ export interface TemporaryBucketConfig {
   secretKey?: string;
 }
 
-/** Preprocessing profiles of salient-object segmentation models (libs/vision: segmentation-profiles.ts). */
-export const SEGMENTATION_PROFILES = ['u2net', 'isnet', 'birefnet'] as const;
-export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
-/** Where ONNX Runtime runs the models: `cuda` needs the CUDA build of its binaries (docs/models.md). */
-export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
-export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
-
-/** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
-export interface ModelFileOverride {
-  /** Absolute path. */
-  path: string;
-  /** 64 lowercase hex digits. */
-  sha256: string;
-}
-
-export interface VisionConfig {
-  /** ONNX Runtime intra-op threads of each model (one inference at a time per model). */
-  threads: number;
-  /** Inferences that may wait per model before new ones are refused with 503 MODEL_BUSY. */
-  queueLimit: number;
-  executionProvider: ExecutionProvider;
-  segmentation: {
-    profile: SegmentationProfileName;
-    /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
-    file?: ModelFileOverride;
-  };
-}
-
-class Reader {
-  readonly problems: ConfigProblem[] = [];
-
-  constructor(private readonly env: Environment) {}
-
-  private raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  string(name: string, fallback: string): string;
-  string(name: string): string | undefined;
-  string(name: string, fallback?: string): string | undefined {
-    return this.raw(name) ?? fallback;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      this.problems.push({ variable: name, message: `must be an integer from ${min} to ${max}, got "${value}"` });
-      return fallback;
-    }
-    return Number(value);
-  }
-
-  boolean(name: string, fallback: boolean): boolean {
-    const value = this.raw(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-    if (['0', 'false', 'no', 'off'].includes(value)) return false;
-    this.problems.push({ variable: name, message: `must be true or false, got "${value}"` });
-    return fallback;
-  }
-
-  url(name: string, protocols: string[]): string | undefined {
-    const value = this.raw(name);
-    if (value === undefined) return undefined;
-    try {
-      const url = new URL(value);
-      if (!protocols.includes(url.protocol)) throw new Error('protocol');
-      return value;
-    } catch {
-      this.problems.push({
-        variable: name,
-        message: `must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}`,
-      });
-      return undefined;
-    }
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (!allowed.includes(value as T)) {
-      this.problems.push({ variable: name, message: `must be one of ${allowed.join(', ')}, got "${value}"` });
-      return fallback;
-    }
-    return value as T;
-  }
-
-  /** A 32-byte key given as 64 hex digits or as base64. */
-  key(name: string, value: string | undefined): Buffer | undefined {
-    if (value === undefined) return undefined;
-    const key = /^[0-9a-f]{64}$/i.test(value)
-      ? Buffer.from(value, 'hex')
-      : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
-        ? Buffer.from(value, 'base64')
-        : undefined;
-    if (key?.length === 32) return key;
-    this.problems.push({ variable: name, message: 'must be a 32-byte key: 64 hex digits or 44 base64 characters' });
-    return undefined;
-  }
-
-  problem(variable: string, message: string): void {
-    this.problems.push({ variable, message });
-  }
-}
-
 const HOST_PATTERN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
@@ -281,28 +177,6 @@ function readTemporaryBucket(read: Reader): TemporaryBucketConfig | undefined {
     region: read.string('TEMP_BUCKET_REGION', 'us-east-1'),
     accessKey,
     secretKey,
-  };
-}
-
-function readVision(read: Reader): VisionConfig {
-  const path = read.string('SEGMENTATION_MODEL');
-  const sha256 = read.string('SEGMENTATION_MODEL_SHA256')?.toLowerCase();
-  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
-    read.problem('SEGMENTATION_MODEL_SHA256', 'must be 64 hex digits (the SHA-256 of SEGMENTATION_MODEL)');
-  }
-  if ((path === undefined) !== (sha256 === undefined)) {
-    read.problem('SEGMENTATION_MODEL_SHA256', 'SEGMENTATION_MODEL and SEGMENTATION_MODEL_SHA256 go together');
-  }
-  const profile = read.oneOf('SEGMENTATION_PROFILE', SEGMENTATION_PROFILES, 'u2net');
-  if (profile !== 'u2net' && path === undefined) {
-    read.problem('SEGMENTATION_PROFILE', `"${profile}" needs SEGMENTATION_MODEL: the shipped model is U2-Netp`);
-  }
-  return {
-    // One thread: the process edits EDIT_CONCURRENCY images with sharp beside the model (docs/models.md).
-    threads: read.integer('VISION_THREADS', 1, 1, 64),
-    queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
-    executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
-    segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
   };
 }
 

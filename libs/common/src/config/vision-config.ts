@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+import type { Reader } from './config-reader';
+
+/** Preprocessing profiles of salient-object segmentation models (libs/vision: segmentation-profiles.ts). */
+export const SEGMENTATION_PROFILES = ['u2net', 'isnet', 'birefnet'] as const;
+export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
+/** Where ONNX Runtime runs the models: `cuda` needs the CUDA build of its binaries (docs/models.md). */
+export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
+
+/** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
+export interface ModelFileOverride {
+  /** Absolute path. */
+  path: string;
+  /** 64 lowercase hex digits. */
+  sha256: string;
+}
+
+export interface VisionConfig {
+  /** ONNX Runtime intra-op threads of each model (one inference at a time per model). */
+  threads: number;
+  /** Inferences that may wait per model before new ones are refused with 503 MODEL_BUSY. */
+  queueLimit: number;
+  executionProvider: ExecutionProvider;
+  segmentation: {
+    profile: SegmentationProfileName;
+    /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
+    file?: ModelFileOverride;
+  };
+}
+
+/** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
+export function readVision(read: Reader): VisionConfig {
+  const path = read.string('SEGMENTATION_MODEL');
+  const sha256 = read.string('SEGMENTATION_MODEL_SHA256')?.toLowerCase();
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
+    read.problem('SEGMENTATION_MODEL_SHA256', 'must be 64 hex digits (the SHA-256 of SEGMENTATION_MODEL)');
+  }
+  if ((path === undefined) !== (sha256 === undefined)) {
+    read.problem('SEGMENTATION_MODEL_SHA256', 'SEGMENTATION_MODEL and SEGMENTATION_MODEL_SHA256 go together');
+  }
+  const profile = read.oneOf('SEGMENTATION_PROFILE', SEGMENTATION_PROFILES, 'u2net');
+  if (profile !== 'u2net' && path === undefined) {
+    read.problem('SEGMENTATION_PROFILE', `"${profile}" needs SEGMENTATION_MODEL: the shipped model is U2-Netp`);
+  }
+  return {
+    // One thread: the process edits EDIT_CONCURRENCY images with sharp beside the model (docs/models.md).
+    threads: read.integer('VISION_THREADS', 1, 1, 64),
+    queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
+    executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
+    segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+  };
+}
