@@ -17,3 +17,4 @@ export * from './validation/unknown-member';
 export * from './redis/redis.module';
 export * from './media/media-type';
 export * from './files/shipped-folder';
+export * from './files/built-worker';

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
 import { Piscina } from 'piscina';
-import { ServiceException } from '@app/common';
+import { builtWorkerFile, ServiceException } from '@app/common';
 import { ModelFileError, verifyModelFile, type ModelFile } from './model-file';
 import type { ModelJob, SessionSpec } from './model.worker';
 
@@ -22,16 +20,6 @@ export interface ModelRunnerOptions {
   queueLimit: number;
   /** The job of the warm-up inference, run once at load (the first runs are several times slower). */
   warmUp: () => ModelJob;
-}
-
-/** The compiled worker: beside this file in dist/, or the build's copy when this file runs as TypeScript. */
-function workerFile(): string {
-  const beside = join(__dirname, 'model.worker.js');
-  if (existsSync(beside)) return beside;
-  const root = resolve(__dirname, '../../..');
-  const built = join(root, 'dist', relative(root, __dirname), 'model.worker.js');
-  if (existsSync(built)) return built;
-  throw new Error(`model worker not built: ${built} is missing (run npm run build)`);
 }
 
 /**
@@ -112,7 +100,12 @@ export class ModelRunner {
     if (!(await this.verify())) throw this.unavailable();
     this.current = 'loading';
     // one thread that lives as long as the process: it holds the loaded session
-    this.pool = new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: 1, idleTimeout: Infinity });
+    this.pool = new Piscina({
+      filename: builtWorkerFile(__dirname, 'model.worker'),
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Infinity,
+    });
     try {
       await this.pool.run({ session: this.session(), ...this.options.warmUp() });
       this.current = 'loaded';

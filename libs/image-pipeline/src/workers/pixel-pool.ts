@@ -1,23 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, relative, resolve } from 'node:path';
 import { Piscina } from 'piscina';
+import { builtWorkerFile } from '@app/common';
 import type { KernelName, KernelPayload, KernelResult } from '../kernels';
 import type { PixelTask } from './pixel.worker';
 import type { RawPixels } from './raw-pixels';
-
-/**
- * The compiled worker file. From `dist/` it sits beside this file; when this file runs from its TypeScript
- * source (the test runner), the build's copy is used, so `npm run build` must have run (`npm test` does).
- */
-function workerFile(): string {
-  const beside = join(__dirname, 'pixel.worker.js');
-  if (existsSync(beside)) return beside;
-  const root = resolve(__dirname, '../../../..');
-  const built = join(root, 'dist', relative(root, __dirname), 'pixel.worker.js');
-  if (existsSync(built)) return built;
-  throw new Error(`pixel worker not built: ${built} is missing (run npm run build)`);
-}
 
 /**
  * Worker threads for JavaScript pixel work (tone mapping, deblocking, BMP and HEIC decoding), so that it
@@ -31,7 +17,7 @@ export class PixelPool {
   /** Runs kernel `name` on a worker thread; the pixel buffers of the payload are moved, not copied. */
   async run<K extends KernelName>(name: K, payload: KernelPayload<K>): Promise<KernelResult<K>> {
     this.pool ??= new Piscina({
-      filename: workerFile(),
+      filename: builtWorkerFile(__dirname, 'pixel.worker'),
       minThreads: 0,
       maxThreads: this.threads,
       idleTimeout: 60_000,
