@@ -15,6 +15,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { maskIoU } from './helpers/mask-metrics';
 
 const BOTTLE = readFileSync(join(__dirname, '../libs/storage/samples/bottle.png'));
 const MUG = readFileSync(join(__dirname, '../libs/storage/samples/mug.jpg'));
@@ -83,18 +84,6 @@ async function composite(background: Buffer): Promise<{ jpeg: Buffer; truth: Uin
   return { jpeg, truth };
 }
 
-function iou(alpha: Uint8Array, truth: Uint8Array): number {
-  let both = 0;
-  let either = 0;
-  for (let i = 0; i < truth.length; i++) {
-    const a = alpha[i] > 127;
-    const t = truth[i] > 127;
-    if (a && t) both++;
-    if (a || t) either++;
-  }
-  return both / either;
-}
-
 let app: TestApp;
 let images: ImageServer;
 let worker: RunningProcess | undefined;
@@ -144,7 +133,7 @@ describe('background.remove on the real model', () => {
     for (const [index, item] of cases.entries()) {
       const { rgba, width, height } = await removed(index);
       expect([width, height]).toEqual([W, H]);
-      scores[item.name] = iou(alphaOf(rgba), item.truth);
+      scores[item.name] = maskIoU(alphaOf(rgba), item.truth);
     }
     const mean = Object.values(scores).reduce((sum, value) => sum + value, 0) / cases.length;
     expect(mean, JSON.stringify(scores)).toBeGreaterThanOrEqual(0.9);
@@ -197,7 +186,7 @@ describe('background.remove on the real model', () => {
     expect(task.status, JSON.stringify(task.errors)).toBe('DONE');
     const png = await fetchResult(app, task.result.output_object.tmp_url);
     const { data } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    expect(iou(alphaOf(data), cases[0].truth)).toBeGreaterThanOrEqual(0.9);
+    expect(maskIoU(alphaOf(data), cases[0].truth)).toBeGreaterThanOrEqual(0.9);
   });
 });
 

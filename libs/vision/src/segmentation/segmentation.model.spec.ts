@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ServiceException } from '@app/common';
 import type { RawImage } from '@app/image-pipeline';
 import { segmentationModelFile, SHIPPED_SEGMENTATION_MODEL, U2NetSegmenter } from './segmentation.model';
+import { maskIoU } from '../../../../test/helpers/mask-metrics';
 
 /**
  * The real U2-Netp on ONNX Runtime (no mocks), on composites whose alpha is known: the service's sample bottle
@@ -42,18 +43,6 @@ async function composite(background: Buffer): Promise<{ rgb: RawImage; alpha: Ui
   return { rgb: { data: new Uint8Array(rgb), width: SIZE, height: SIZE, channels: 3 }, alpha: new Uint8Array(alpha) };
 }
 
-function iou(mask: Uint8Array, alpha: Uint8Array): number {
-  let both = 0;
-  let either = 0;
-  for (let i = 0; i < mask.length; i++) {
-    const a = mask[i] > 127;
-    const b = alpha[i] > 127;
-    if (a && b) both++;
-    if (a || b) either++;
-  }
-  return both / either;
-}
-
 describe('U2NetSegmenter (the real U2-Netp)', () => {
   const segmenter = U2NetSegmenter.fromConfig(loadConfig({}));
   let scratch: string;
@@ -81,7 +70,7 @@ describe('U2NetSegmenter (the real U2-Netp)', () => {
       const mask = await segmenter.mask(rgb, 'products');
       expect(mask).toMatchObject({ width: SIZE, height: SIZE, channels: 1 });
       expect(mask.data.length).toBe(SIZE * SIZE);
-      scores[name] = iou(mask.data, alpha);
+      scores[name] = maskIoU(mask.data, alpha);
     }
     expect(segmenter.runner.state).toBe('loaded');
     const values = Object.values(scores);
