@@ -1,7 +1,6 @@
 import { Piscina } from 'piscina';
 import { builtWorkerFile, ServiceException } from '@app/common';
 import { ModelFileError, verifyModelFile, type ModelFile } from './model-file';
-import type { ModelJob, SessionSpec } from './model.worker';
 
 /**
  * A model's state as /health/ready reports it: `not_installed` (its file is missing or fails its checksum),
@@ -10,16 +9,26 @@ import type { ModelJob, SessionSpec } from './model.worker';
  */
 export type ModelState = 'not_installed' | 'not_loaded' | 'loading' | 'loaded' | 'failed';
 
-export interface ModelRunnerOptions {
+/** The worker thread a model runs on: one file per runtime (onnx.worker.ts, ...), found once built. */
+export interface ModelWorker {
+  /** The folder of the worker's source (its caller's `__dirname`): builtWorkerFile looks there, then in dist. */
+  dir: string;
+  /** The worker's file name without extension, e.g. `onnx.worker`. */
+  name: string;
+}
+
+export interface ModelRunnerOptions<Job extends object> {
   /** Shown in messages, logs and /health/ready. */
   name: string;
-  file: ModelFile;
-  threads: number;
-  executionProvider: SessionSpec['executionProvider'];
+  /** Every file the model loads (weights, graph), each verified by SHA-256 before the first load. */
+  files: readonly ModelFile[];
+  worker: ModelWorker;
+  /** How the worker makes the model (paths, threads, execution provider): sent with every job. */
+  session: object;
   /** Inferences that may wait behind the running one before 503 MODEL_BUSY. */
   queueLimit: number;
   /** The job of the warm-up inference, run once at load (the first runs are several times slower). */
-  warmUp: () => ModelJob;
+  warmUp: () => Job;
 }
 
 /**
@@ -27,7 +36,7 @@ export interface ModelRunnerOptions {
  * first use, once) -> warm (one inference at load) -> run. Inference runs on the model's own worker thread,
  * one at a time, with at most `queueLimit` waiting.
  */
-export class ModelRunner {
+export class ModelRunner<Job extends object = object> {
   private verified?: Promise<void>;
   private problem?: string;
   private loading?: Promise<void>;
@@ -35,7 +44,7 @@ export class ModelRunner {
   private pending = 0;
   private current: ModelState = 'not_loaded';
 
-  constructor(private readonly options: ModelRunnerOptions) {}
+  constructor(private readonly options: ModelRunnerOptions<Job>) {}
 
   get name(): string {
     return this.options.name;
@@ -50,13 +59,15 @@ export class ModelRunner {
     return this.problem;
   }
 
-  /** Checks the file once (later calls share the first answer); false when it is missing or wrong. */
+  /** Checks the files once (later calls share the first answer); false when one is missing or wrong. */
   async verify(): Promise<boolean> {
-    this.verified ??= verifyModelFile(this.options.file).catch((error: unknown) => {
-      this.current = 'not_installed';
-      this.problem = error instanceof ModelFileError ? error.message : String(error);
-      throw error;
-    });
+    this.verified ??= Promise.all(this.options.files.map(verifyModelFile))
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        this.current = 'not_installed';
+        this.problem = error instanceof ModelFileError ? error.message : String(error);
+        throw error;
+      });
     return this.verified.then(
       () => true,
       () => false,
@@ -67,7 +78,7 @@ export class ModelRunner {
    * Runs `job` on the model, loading it first if needed. Rejects with 503 MODEL_BUSY (Retry-After) when the
    * queue is full, 501 OPERATION_NOT_IMPLEMENTED naming the file when the model cannot be loaded.
    */
-  async run<R>(job: ModelJob): Promise<R> {
+  async run<R>(job: Job): Promise<R> {
     if (this.pending > this.options.queueLimit) {
       throw new ServiceException(
         'MODEL_BUSY',
@@ -79,7 +90,7 @@ export class ModelRunner {
     this.pending++;
     try {
       await this.load();
-      return (await this.pool!.run({ session: this.session(), ...job })) as R;
+      return (await this.pool!.run({ session: this.options.session, ...job })) as R;
     } finally {
       this.pending--;
     }
@@ -101,25 +112,21 @@ export class ModelRunner {
     this.current = 'loading';
     // one thread that lives as long as the process: it holds the loaded session
     this.pool = new Piscina({
-      filename: builtWorkerFile(__dirname, 'model.worker'),
+      filename: builtWorkerFile(this.options.worker.dir, this.options.worker.name),
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: Infinity,
     });
     try {
-      await this.pool.run({ session: this.session(), ...this.options.warmUp() });
+      await this.pool.run({ session: this.options.session, ...this.options.warmUp() });
       this.current = 'loaded';
     } catch (error) {
       this.current = 'failed';
-      this.problem = `model file ${this.options.file.path}: the runtime cannot load or run it (${String(error)})`;
+      const paths = this.options.files.map((file) => file.path).join(', ');
+      this.problem = `model file ${paths}: the runtime cannot load or run it (${String(error)})`;
       await this.close();
       throw this.unavailable();
     }
-  }
-
-  private session(): SessionSpec {
-    const { file, threads, executionProvider } = this.options;
-    return { path: file.path, threads, executionProvider };
   }
 
   private unavailable(): ServiceException {

@@ -3,6 +3,7 @@ import { AppConfig } from '@app/common';
 import { Segmenter, type RawImage, type SegmentationCategory } from '@app/image-pipeline';
 import type { ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
+import { ONNX_WORKER, type OnnxJob } from '../onnx-session';
 import { SEGMENTATION_PROFILE, type SegmentationProfile } from './segmentation-profiles';
 
 /**
@@ -37,7 +38,7 @@ export class U2NetSegmenter extends Segmenter {
   private readonly profile: SegmentationProfile;
 
   constructor(
-    readonly runner: ModelRunner,
+    readonly runner: ModelRunner<OnnxJob>,
     profile: SegmentationProfile = SEGMENTATION_PROFILE.u2net,
   ) {
     super();
@@ -48,11 +49,12 @@ export class U2NetSegmenter extends Segmenter {
   static fromConfig(config: AppConfig): U2NetSegmenter {
     const profile = SEGMENTATION_PROFILE[config.vision.segmentation.profile];
     const { width, height } = profile.size;
-    const runner = new ModelRunner({
+    const file = segmentationModelFile(config);
+    const runner = new ModelRunner<OnnxJob>({
       name: 'segmentation',
-      file: segmentationModelFile(config),
-      threads: config.vision.threads,
-      executionProvider: config.vision.executionProvider,
+      files: [file],
+      worker: ONNX_WORKER,
+      session: { path: file.path, threads: config.vision.threads, executionProvider: config.vision.executionProvider },
       queueLimit: config.vision.queueLimit,
       warmUp: () => ({ job: 'segment', rgb: new Uint8Array(width * height * 3).fill(128), profile }),
     });

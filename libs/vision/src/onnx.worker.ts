@@ -1,33 +1,18 @@
 import * as ort from 'onnxruntime-node';
 import { toInputTensor, toMask } from './segmentation/salient-map';
-import type { SegmentationProfile } from './segmentation/segmentation-profiles';
+import type { OnnxJob, OnnxSession, SegmentJob } from './onnx-session';
 
 /**
- * The worker thread of one model (model-runner.ts): it owns the ONNX Runtime session, because onnxruntime-node
+ * The worker thread of one ONNX model (model-runner.ts): it owns the ONNX Runtime session, because onnxruntime-node
  * runs `session.run` on the calling thread (its promise only defers the call with setImmediate): on the main
  * thread an inference would stop the event loop for its whole length. Pre- and post-processing run here too.
  */
 
-/** How the session is made: the file (verified by the caller), threads and execution provider. */
-export interface SessionSpec {
-  path: string;
-  threads: number;
-  executionProvider: 'cpu' | 'cuda';
-}
-
-/** Salient-object segmentation of 8-bit RGB at the profile's size; answers the 0..255 mask. */
-export interface SegmentJob {
-  job: 'segment';
-  rgb: Uint8Array;
-  profile: SegmentationProfile;
-}
-
-export type ModelJob = SegmentJob;
-export type ModelTask = { session: SessionSpec } & ModelJob;
+type OnnxTask = { session: OnnxSession } & OnnxJob;
 
 const sessions = new Map<string, Promise<ort.InferenceSession>>();
 
-function session(spec: SessionSpec): Promise<ort.InferenceSession> {
+function session(spec: OnnxSession): Promise<ort.InferenceSession> {
   let made = sessions.get(spec.path);
   if (!made) {
     made = ort.InferenceSession.create(spec.path, {
@@ -58,7 +43,7 @@ async function segment(model: ort.InferenceSession, { rgb, profile }: SegmentJob
 }
 
 /** Piscina's entry: runs one job on the task's model, loading its session on first use. */
-export default async function run(task: ModelTask): Promise<Uint8Array> {
+export default async function run(task: OnnxTask): Promise<Uint8Array> {
   const model = await session(task.session);
   return segment(model, task);
 }

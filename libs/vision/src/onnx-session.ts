@@ -1,0 +1,23 @@
+import type { ExecutionProvider } from '@app/common';
+import type { ModelWorker } from './model-runner';
+import type { SegmentationProfile } from './segmentation/segmentation-profiles';
+
+/** The worker thread of every ONNX Runtime model (onnx.worker.ts): one per model, each with its own session. */
+export const ONNX_WORKER: ModelWorker = { dir: __dirname, name: 'onnx.worker' };
+
+/** How the worker makes an ONNX Runtime session: the file (verified by the runner), threads and provider. */
+export interface OnnxSession {
+  path: string;
+  threads: number;
+  executionProvider: ExecutionProvider;
+}
+
+/** Salient-object segmentation of 8-bit RGB at the profile's size; answers the 0..255 mask. */
+export interface SegmentJob {
+  job: 'segment';
+  rgb: Uint8Array;
+  profile: SegmentationProfile;
+}
+
+/** The jobs an ONNX model's worker runs; each model's class sends only its own kind. */
+export type OnnxJob = SegmentJob;
