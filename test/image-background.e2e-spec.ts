@@ -15,7 +15,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
-import { maskIoU } from './helpers/mask-metrics';
+import { backgroundLeak, maskIoU } from './helpers/mask-metrics';
 
 const BOTTLE = readFileSync(join(__dirname, '../libs/storage/samples/bottle.png'));
 const MUG = readFileSync(join(__dirname, '../libs/storage/samples/mug.jpg'));
@@ -142,26 +142,10 @@ describe('background.remove on the real model', () => {
 
   it('leaves no pixel of a flat background colour at the object’s edge (decontaminated)', async () => {
     const colours = await objectColours();
-    const distance = (data: Uint8Array | Buffer, i: number, rgb: ArrayLike<number>, j = 0) =>
-      Math.hypot(data[i] - rgb[j], data[i + 1] - rgb[j + 1], data[i + 2] - rgb[j + 2]);
     for (const [index, item] of cases.entries()) {
       if (!item.flat) continue;
       const { rgba } = await removed(index);
-      const truth = item.truth;
-      let band = 0;
-      let leaked = 0;
-      for (let y = 3; y < H - 3; y++) {
-        for (let x = 3; x < W - 3; x++) {
-          const i = y * W + x;
-          // The edge band: object pixels with background within 3 px, where the old colour would show.
-          if (truth[i] < 250 || rgba[i * 4 + 3] < 64) continue;
-          if (![-3, 3].some((d) => truth[i + d] < 128 || truth[i + d * W] < 128)) continue;
-          // Only where the object's own colour differs from the background's can a leak be told apart.
-          if (distance(colours, i * 3, item.flat) < 60) continue;
-          band++;
-          if (distance(rgba, i * 4, item.flat) < distance(rgba, i * 4, colours, i * 3) - 10) leaked++;
-        }
-      }
+      const { band, leaked } = backgroundLeak(rgba, item.truth, colours, item.flat, { width: W, height: H });
       expect(band, item.name).toBeGreaterThan(100);
       expect(leaked / band, item.name).toBeLessThan(0.02);
     }

@@ -1,5 +1,6 @@
 import type { RawPixels } from '../workers/raw-pixels';
 import { boxMean, guidedFilter, type Plane } from './guided-filter';
+import { recoverThinParts, THIN_PARTS } from './thin-parts';
 
 /** The contract's object categories (the Segmenter port's SegmentationCategory), as the kernel reads them. */
 export type MatteCategory = 'general' | 'products' | 'cars';
@@ -58,7 +59,7 @@ export interface MatteResult {
   box?: PixelBox;
 }
 
-/** Refines the coarse mask at the working size (guided filter, contrast band, component filter). */
+/** Refines the coarse mask at the working size (thin parts, guided filter, contrast band, component filter). */
 export function matteKernel(payload: MatteKernelPayload): MatteResult {
   const { image, coarse, category } = payload;
   const { width, height } = image;
@@ -67,8 +68,9 @@ export function matteKernel(payload: MatteKernelPayload): MatteResult {
   const guide = channelPlanes(image);
   const mask = { data: new Float32Array(width * height), width, height };
   for (let i = 0; i < mask.data.length; i++) mask.data[i] = coarse.data[i] / 255;
+  const recovered = recoverThinParts(mask, Math.max(1, Math.round(THIN_PARTS.radius * payload.coarsePixel)));
   // coefficients fitted on blocks of a third of the window: about 9 times less work, edges as sharp
-  const q = guidedFilter(guide, mask, radius, tuning.eps, Math.max(1, Math.round(radius / 3)));
+  const q = guidedFilter(guide, recovered, radius, tuning.eps, Math.max(1, Math.round(radius / 3)));
   const alpha = new Uint8Array(width * height);
   const span = tuning.high - tuning.low;
   for (let i = 0; i < alpha.length; i++) {

@@ -1,0 +1,91 @@
+import type { Plane } from './guided-filter';
+
+/**
+ * How faint parts of the model's mask are recovered before refinement (matte.kernel.ts). A small salient-object
+ * model sees a stool's legs, a lamp's stem or a plant's stalks, but answers them faintly (0.1-0.5 where the
+ * object's body is 1): squeezed to its 320 px input they are one or two pixels wide. Left as they are, the
+ * contrast band of the matte drops them. Measured on the composite set (test/fixtures/composites), recovering them
+ * raised the mean IoU from 0.905 to 0.925, with no composite worse by more than 0.01.
+ *
+ * - `weak`, `strong`: hysteresis. Pixels above `weak` that connect (8-connected, through pixels above `weak`) to a
+ *   pixel above `strong` belong to the object; faint haze that touches nothing solid stays as it is.
+ * - `radius` (coarse pixels): the window of the local peak. Within `radius` of such a part, the mask is divided by
+ *   its local peak (at least `floor`), so a faint ridge reaches 1 at its centre and about 0.5 at its edges; the
+ *   guided filter then puts the edge where the image has it. Near the solid body the peak is 1: nothing changes.
+ */
+export const THIN_PARTS = { weak: 0.05, strong: 0.6, radius: 2, floor: 0.08 } as const;
+
+/** The faint parts of `mask` (0..1) that hang on to its solid body, raised to full strength (a new plane). */
+export function recoverThinParts(mask: Plane, radius: number): Plane {
+  const { width, height, data } = mask;
+  const attached = new Float32Array(width * height);
+  const stack = new Int32Array(width * height);
+  let top = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] > THIN_PARTS.strong) {
+      attached[i] = 1;
+      stack[top++] = i;
+    }
+  }
+  while (top > 0) {
+    const at = stack[--top];
+    const x = at % width;
+    const y = (at - x) / width;
+    for (let dy = -1; dy <= 1; dy++) {
+      const ny = y + dy;
+      if (ny < 0 || ny >= height) continue;
+      for (let dx = -1; dx <= 1; dx++) {
+        const nx = x + dx;
+        const next = ny * width + nx;
+        if (nx < 0 || nx >= width || attached[next] === 1 || data[next] <= THIN_PARTS.weak) continue;
+        attached[next] = 1;
+        stack[top++] = next;
+      }
+    }
+  }
+  const near = maxFilter({ data: attached, width, height }, radius).data;
+  const peak = maxFilter(mask, radius).data;
+  const out = new Float32Array(data);
+  for (let i = 0; i < out.length; i++) {
+    if (near[i] > 0 && peak[i] < 1) out[i] = Math.min(1, data[i] / Math.max(peak[i], THIN_PARTS.floor));
+  }
+  return { data: out, width, height };
+}
+
+/**
+ * The largest value within `radius` pixels (a square window) of each pixel, for values >= 0 (outside the
+ * image counts as 0). Separable, and constant work per pixel whatever the radius (van Herk / Gil-Werman).
+ */
+export function maxFilter(plane: Plane, radius: number): Plane {
+  const { width, height } = plane;
+  const rows = new Float32Array(width * height);
+  const out = new Float32Array(width * height);
+  const line = new Float32Array(Math.max(width, height));
+  const result = new Float32Array(Math.max(width, height));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) line[x] = plane.data[y * width + x];
+    maxLine(line, width, radius, result);
+    for (let x = 0; x < width; x++) rows[y * width + x] = result[x];
+  }
+  for (let x = 0; x < width; x++) {
+    for (let y = 0; y < height; y++) line[y] = rows[y * width + x];
+    maxLine(line, height, radius, result);
+    for (let y = 0; y < height; y++) out[y * width + x] = result[y];
+  }
+  return { data: out, width, height };
+}
+
+/** One line's running maximum over [i - radius, i + radius]: prefix and suffix maxima within blocks. */
+function maxLine(values: Float32Array, length: number, radius: number, out: Float32Array): void {
+  const size = 2 * radius + 1;
+  const padded = length + 2 * radius;
+  const prefix = new Float32Array(padded);
+  const suffix = new Float32Array(padded);
+  const at = (i: number) => (i >= radius && i < radius + length ? values[i - radius] : 0);
+  for (let i = 0; i < padded; i++) prefix[i] = i % size === 0 ? at(i) : Math.max(prefix[i - 1], at(i));
+  for (let i = padded - 1; i >= 0; i--) {
+    suffix[i] = i % size === size - 1 || i === padded - 1 ? at(i) : Math.max(suffix[i + 1], at(i));
+  }
+  // the window of output i is padded [i, i + size - 1]
+  for (let i = 0; i < length; i++) out[i] = Math.max(suffix[i], prefix[i + size - 1]);
+}
