@@ -1,4 +1,5 @@
 import type { RawPixels } from '../workers/raw-pixels';
+import { flood8 } from './flood';
 import { boxMean, guidedFilter, type Plane } from './guided-filter';
 import { recoverThinParts, THIN_PARTS } from './thin-parts';
 
@@ -107,27 +108,15 @@ export function keepComponents(alpha: Uint8Array, width: number, height: number,
   for (let start = 0; start < alpha.length; start++) {
     if (labels[start] !== -1 || alpha[start] <= SUPPORT_ALPHA) continue;
     const label = weights.length;
-    let weight = 0;
-    let top = 0;
-    stack[top++] = start;
+    let weight = alpha[start];
     labels[start] = label;
-    while (top > 0) {
-      const at = stack[--top];
-      weight += alpha[at];
-      const x = at % width;
-      const y = (at - x) / width;
-      for (let dy = -1; dy <= 1; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          const next = ny * width + nx;
-          if (nx < 0 || nx >= width || labels[next] !== -1 || alpha[next] <= SUPPORT_ALPHA) continue;
-          labels[next] = label;
-          stack[top++] = next;
-        }
-      }
-    }
+    stack[0] = start;
+    flood8(stack, 1, width, height, (next) => {
+      if (labels[next] !== -1 || alpha[next] <= SUPPORT_ALPHA) return false;
+      labels[next] = label;
+      weight += alpha[next];
+      return true;
+    });
     weights.push(weight);
   }
   if (weights.length === 0) return;

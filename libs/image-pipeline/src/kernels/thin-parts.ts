@@ -1,3 +1,4 @@
+import { flood8 } from './flood';
 import type { Plane } from './guided-filter';
 
 /**
@@ -27,22 +28,11 @@ export function recoverThinParts(mask: Plane, radius: number): Plane {
       stack[top++] = i;
     }
   }
-  while (top > 0) {
-    const at = stack[--top];
-    const x = at % width;
-    const y = (at - x) / width;
-    for (let dy = -1; dy <= 1; dy++) {
-      const ny = y + dy;
-      if (ny < 0 || ny >= height) continue;
-      for (let dx = -1; dx <= 1; dx++) {
-        const nx = x + dx;
-        const next = ny * width + nx;
-        if (nx < 0 || nx >= width || attached[next] === 1 || data[next] <= THIN_PARTS.weak) continue;
-        attached[next] = 1;
-        stack[top++] = next;
-      }
-    }
-  }
+  flood8(stack, top, width, height, (next) => {
+    if (attached[next] === 1 || data[next] <= THIN_PARTS.weak) return false;
+    attached[next] = 1;
+    return true;
+  });
   const near = maxFilter({ data: attached, width, height }, radius).data;
   const peak = maxFilter(mask, radius).data;
   const out = new Float32Array(data);
