@@ -1,4 +1,5 @@
 import type { RawPixels } from '../workers/raw-pixels';
+import { refineEdges } from './edge-refine';
 import { flood8 } from './flood';
 import { boxMean, guidedFilter, type Plane } from './guided-filter';
 import { recoverThinParts, THIN_PARTS } from './thin-parts';
@@ -199,16 +200,19 @@ export interface DecontaminateKernelPayload {
   alpha: RawPixels;
   /** {@link MatteResult.background}, on its own grid: sampled bilinearly. */
   background: RawPixels;
+  /** When the matte was made below full size: the radius of the full-size edge refinement (edge-refine.ts). */
+  refineRadius?: number;
 }
 
 /**
- * The cut-out as RGBA at full size. In the edge band (0 < alpha < 255) a pixel's colour is a mix of the object's
+ * The cut-out as RGBA at full size, its edge refined first when the matte was made smaller. In the edge band (0 < alpha < 255) a pixel's colour is a mix of the object's
  * colour F and the background's B: I = a F + (1 - a) B. With B estimated locally, F = (I - (1 - a) B) / a,
  * clamped to 0..255: the old background's tint leaves the edge, so no fringe of it shows on the new background.
  */
 export function decontaminateKernel(payload: DecontaminateKernelPayload): RawPixels {
   const { image, alpha, background } = payload;
   const { width, height, channels } = image;
+  if (payload.refineRadius) refineEdges(image, alpha.data, payload.refineRadius);
   const out = new Uint8Array(width * height * 4);
   const sx = background.width / width;
   const sy = background.height / height;

@@ -19,7 +19,15 @@ export async function removeBackground(
   const { width, height } = pixels;
   const matte = await subjectMatte(pixels, plan.subject, context);
   const alpha = await resizedRaw(rawImage(matte.alpha), width, height, 1);
-  const cutOut = await context.pool.run('decontaminate', { image: pixels, alpha, background: matte.background });
+  // a matte made below full size is refined again at full size, over about one working pixel
+  const scale = Math.max(width / matte.alpha.width, height / matte.alpha.height);
+  const refineRadius = scale > 1.01 ? Math.ceil(scale) + 1 : undefined;
+  const cutOut = await context.pool.run('decontaminate', {
+    image: pixels,
+    alpha,
+    background: matte.background,
+    refineRadius,
+  });
   const result = fromRaw(cutOut);
   if (!plan.clipping) return result;
   const box = matte.box && fullSizeBox(matte.box, matte.alpha, { width, height });
