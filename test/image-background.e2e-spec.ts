@@ -109,10 +109,11 @@ afterAll(async () => {
 async function removed(
   index: number,
   remove: unknown = true,
+  more: Record<string, unknown> = {},
 ): Promise<{ rgba: Buffer; width: number; height: number }> {
   const res = await editImage(app, {
     input: images.url(`/${index}.jpg`),
-    operations: { background: { remove } },
+    operations: { background: { remove }, ...more },
     output: { format: 'png' },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -158,6 +159,17 @@ describe('background.remove on the real model', () => {
     expect(height).toBeLessThan(720);
     expect(width).toBeGreaterThan(200);
     expect(height).toBeGreaterThan(550);
+  });
+
+  it('sizes padding and resizing from the clipped object, not from the whole input', async () => {
+    const clipped = await removed(0, { clipping: true });
+    const fitted = await removed(0, { clipping: true }, { resizing: { height: 300, fit: 'bounds' } });
+    expect(fitted.height).toBe(300);
+    // the object's own shape: the input's (640 x 880) would give 218 px
+    expect(fitted.width).toBe(Math.round((300 * clipped.width) / clipped.height));
+    const padded = await removed(0, { clipping: true }, { padding: '10%' });
+    expect(padded.width).toBe(clipped.width + 2 * Math.round(clipped.width * 0.1));
+    expect(padded.height).toBe(clipped.height + 2 * Math.round(clipped.height * 0.1));
   });
 
   it('runs in an asynchronous task too (the same executor), and the result has the object’s alpha', async () => {

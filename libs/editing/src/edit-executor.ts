@@ -91,15 +91,19 @@ export class EditExecutor {
   /** Header -> plan -> pixel work, admitted against the pixel budget with the plan's estimated memory. */
   private async edit(holder: string, request: EditRequest, source: EditSource, destination?: ResolvedReference) {
     const probe = await this.probe(source.bytes);
-    const plan = planEdit(request, probe, {
+    const planContext = {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
       capabilities: this.capabilities,
-    });
+    };
+    const plan = planEdit(request, probe, planContext);
+    // after a crop (background clipping), padding and resizing are sized from what the crop left
+    const replan = (size: { width: number; height: number }) =>
+      planEdit(request, { ...probe, displayWidth: size.width, displayHeight: size.height }, planContext);
     const label = `${probe.format} ${probe.width}x${probe.height}`;
     const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
       try {
-        return await this.pipeline.run(source.bytes, probe, plan);
+        return await this.pipeline.run(source.bytes, probe, plan, replan);
       } catch (error) {
         throw toImageError(error);
       }

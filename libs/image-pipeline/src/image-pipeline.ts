@@ -6,6 +6,7 @@ import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
+import type { Replan } from './operations/pipeline-step';
 import { Segmenter } from './ports/segmenter.port';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
@@ -45,10 +46,15 @@ export class ImagePipeline implements OnApplicationShutdown {
     return probe;
   }
 
-  async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan): Promise<PipelineResult> {
+  /**
+   * Runs `plan` on the input. `replan` gives the plan for another size of the image entering padding and
+   * resizing: a step that crops (background clipping) calls for it, since the planner sized those steps from the
+   * whole input.
+   */
+  async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan, replan?: Replan): Promise<PipelineResult> {
     sharp.concurrency(this.threads.enter());
     try {
-      return await this.process(bytes, probe, plan);
+      return await this.process(bytes, probe, plan, replan);
     } catch (error) {
       throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
     } finally {
@@ -56,11 +62,12 @@ export class ImagePipeline implements OnApplicationShutdown {
     }
   }
 
-  private async process(bytes: Buffer, probe: ImageProbe, plan: EditPlan): Promise<PipelineResult> {
+  private async process(bytes: Buffer, probe: ImageProbe, plan: EditPlan, replan?: Replan): Promise<PipelineResult> {
     const context = {
       bytes,
       probe,
       plan,
+      replan,
       pool: this.pool,
       profiles: this.profiles,
       maxPixels: this.config.maxInputPixels,

@@ -1,4 +1,3 @@
-import type { EditPlan } from './edit-plan';
 import { adjustStep } from './operations/adjust.operation';
 import { blurBackgroundStep } from './operations/background-blur.operation';
 import { removeBackgroundStep } from './operations/background-removal.operation';
@@ -38,21 +37,25 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
 /**
  * Runs every step whose part of `context.plan` is on, in order; the result is the pipeline to execute. Which
  * steps run is known before decoding, so a 16-bit input is converted to 8-bit sRGB once, and only when one
- * of them assumes it.
+ * of them assumes it. After a step that crops, the later steps run on the plan made again for the new size.
  */
 export async function runSteps(
   context: StepContext,
   steps: readonly [DecodeStep, ...PipelineStep[]] = PIPELINE_STEPS,
 ): Promise<StageImage> {
   const [decode, ...rest] = steps;
-  const on = rest.flatMap((step) => withPart(step, context.plan));
-  const toEightBit = on.some(({ step }) => step.assumes8BitSrgb);
+  // which steps run does not depend on sizes, so a plan made again after a crop turns none on or off
+  const toEightBit = rest.some((step) => step.assumes8BitSrgb && step.partOf(context.plan) !== undefined);
   let stage = await decode.open(context, toEightBit);
-  for (const { step, part } of on) stage = await step.run(stage, part, context);
+  let current = context;
+  for (const step of rest) {
+    const part = step.partOf(current.plan);
+    if (part === undefined) continue;
+    const before = { width: stage.width, height: stage.height };
+    stage = await step.run(stage, part, current);
+    if (step.crops && current.replan && (stage.width !== before.width || stage.height !== before.height)) {
+      current = { ...current, plan: current.replan({ width: stage.width, height: stage.height }) };
+    }
+  }
   return stage;
-}
-
-function withPart(step: PipelineStep, plan: EditPlan): { step: PipelineStep; part: unknown }[] {
-  const part = step.partOf(plan);
-  return part === undefined ? [] : [{ step, part }];
 }

@@ -6,13 +6,14 @@ import type { Plane } from './guided-filter';
  * model sees a stool's legs, a lamp's stem or a plant's stalks, but answers them faintly (0.1-0.5 where the
  * object's body is 1): squeezed to its 320 px input they are one or two pixels wide. Left as they are, the
  * contrast band of the matte drops them. Measured on the composite set (test/fixtures/composites), recovering them
- * raised the mean IoU from 0.905 to 0.925, with no composite worse by more than 0.01.
+ * raised the mean IoU from 0.905 to 0.924 (the stools 0.59-0.79 -> 0.59-0.97), none worse by more than 0.012.
  *
  * - `weak`, `strong`: hysteresis. Pixels above `weak` that connect (8-connected, through pixels above `weak`) to a
  *   pixel above `strong` belong to the object; faint haze that touches nothing solid stays as it is.
  * - `radius` (coarse pixels): the window of the local peak. Within `radius` of such a part, the mask is divided by
  *   its local peak (at least `floor`), so a faint ridge reaches 1 at its centre and about 0.5 at its edges; the
- *   guided filter then puts the edge where the image has it. Near the solid body the peak is 1: nothing changes.
+ *   guided filter then puts the edge where the image has it. Within two radii of the solid body (a pixel above
+ *   `strong`) nothing changes, so the body's own soft rim does not grow.
  */
 export const THIN_PARTS = { weak: 0.05, strong: 0.6, radius: 2, floor: 0.08 } as const;
 
@@ -35,9 +36,12 @@ export function recoverThinParts(mask: Plane, radius: number): Plane {
   });
   const near = maxFilter({ data: attached, width, height }, radius).data;
   const peak = maxFilter(mask, radius).data;
+  // the body's own rim: a ramp from the body to nothing spans about two radii
+  const body = maxFilter(mask, 2 * radius).data;
   const out = new Float32Array(data);
   for (let i = 0; i < out.length; i++) {
-    if (near[i] > 0 && peak[i] < 1) out[i] = Math.min(1, data[i] / Math.max(peak[i], THIN_PARTS.floor));
+    if (near[i] > 0 && body[i] <= THIN_PARTS.strong)
+      out[i] = Math.min(1, data[i] / Math.max(peak[i], THIN_PARTS.floor));
   }
   return { data: out, width, height };
 }

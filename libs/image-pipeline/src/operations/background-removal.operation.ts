@@ -56,6 +56,8 @@ export const removeBackgroundStep: PipelineStep<RemoveBackgroundPlan> = {
   name: 'background removal',
   phase: 'background',
   assumes8BitSrgb: true,
+  // clipping crops to the object
+  crops: true,
   partOf: (plan) => plan.removeBackground,
   run: (stage, plan, context) => removeBackground(stage, plan, context),
 };

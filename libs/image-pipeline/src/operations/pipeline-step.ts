@@ -19,12 +19,18 @@ export const PIPELINE_PHASES = [
 ] as const;
 export type PipelinePhase = (typeof PIPELINE_PHASES)[number];
 
+/** The plan made again for the size a cropping step left (the same request; only sizes differ). */
+export type Replan = (size: { width: number; height: number }) => EditPlan;
+
 /** What every step of one run may read: the input, its header, the plan, and the shared resources. */
 export interface StepContext {
   /** The input as received (decompress `auto` reads the JPEG's quantisation tables from it). */
   readonly bytes: Buffer;
   readonly probe: ImageProbe;
+  /** The plan, as made for the size entering the current step (see {@link PipelineStep.crops}). */
   readonly plan: EditPlan;
+  /** Absent: the plan is kept whatever a step crops (a caller that sizes nothing from the input). */
+  readonly replan?: Replan;
   readonly pool: Pick<PixelPool, 'run'>;
   readonly profiles: Pick<ProfileFiles, 'path'>;
   /** MAX_INPUT_PIXELS, in pixels. */
@@ -47,6 +53,11 @@ export interface PipelineStep<Part = unknown> {
    * then converted once right after decoding (decode.operation.ts), not before each such step.
    */
   readonly assumes8BitSrgb: boolean;
+  /**
+   * Its result may be smaller than its input (a crop to the object or below the faces). The later steps were
+   * planned from the input's size, so the runner has them planned again for the size it leaves.
+   */
+  readonly crops?: boolean;
   partOf(plan: EditPlan): Part | undefined;
   run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
 }
