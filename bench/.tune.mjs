@@ -17,6 +17,11 @@ for (const [i, c] of set.entries()) {
   let upc = up;
   if (P) { const f = Float32Array.from(up, (v) => v / 255); const b = boost(f, 640, 640, P); upc = Uint8Array.from(b, (v) => Math.round(v * 255)); }
   const r = matteKernel({ image: { data: image, width: 640, height: 640, channels: 3 }, coarse: { data: upc, width: 640, height: 640, channels: 1 }, category, largestOnly: false, coarsePixel: 2 });
-  const s = iou(r.alpha.data, c.truth); sum += s; rows.push(`${s.toFixed(3)} ${c.name}`);
+  const s = iou(r.alpha.data, c.truth); sum += s;
+  let be = 0, bn = 0; const a = r.alpha.data, t = c.truth;
+  for (let y = 3; y < 637; y++) for (let x = 3; x < 637; x++) { const i = y * 640 + x; if ([-3, 3].some((d) => (t[i + d] > 127) !== (t[i] > 127) || (t[i + d * 640] > 127) !== (t[i] > 127))) { be += Math.abs(a[i] - t[i]); bn++; } }
+  rows.push(`${s.toFixed(3)} ${(be / bn).toFixed(1)} ${c.object}|${c.name}`);
 }
-console.log(rows.join('\n')); console.log('mean', (sum / set.length).toFixed(4));
+console.log(rows.join('\n'));
+const by = {}; for (const r of rows) { const [i, b, rest] = r.split(' ', 3); const o = r.split('|')[0].split(' ').slice(2).join(' '); (by[o] ??= []).push(Number(r.split(' ')[1])); }
+console.log(Object.entries(by).map(([o, v]) => `${o}: ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(1)}`).join('; ')); console.log('mean', (sum / set.length).toFixed(4));

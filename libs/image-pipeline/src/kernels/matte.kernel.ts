@@ -16,14 +16,18 @@ export type MatteCategory = 'general' | 'products' | 'cars';
  *   background, above `high` fully object. A narrow band gives crisp edges and drops the model's faint haze.
  * - `minShare`: connected parts of the object whose weight (sum of alpha) is below this share of the largest
  *   part are dropped (stray specks of a cluttered background; a product's shadow detached from it).
+ * Measured on the composite set (docs/models.md): a window of 3 coarse pixels beat 2 for every category (the
+ * mean alpha error in a 3 px band around the true edge fell for 10 of 11 objects); the hard band (0.3-0.7, eps
+ * 1e-4) cuts that error by a quarter on the six hard-edged objects, the soft one is 30% better on the soft-edged
+ * object (plush ball 63 against 91 levels). Mean IoU moves by 0.003 at most between the three.
  */
 export const MATTE_TUNING: Readonly<
   Record<MatteCategory, { radius: number; eps: number; low: number; high: number; minShare: number }>
 > = {
   // people, animals, plants: soft edges and hair kept
-  general: { radius: 2, eps: 1e-3, low: 0.1, high: 0.9, minShare: 0.005 },
-  // hard, man-made outlines against studio backgrounds
-  products: { radius: 2, eps: 1e-4, low: 0.25, high: 0.75, minShare: 0.02 },
+  general: { radius: 3, eps: 1e-3, low: 0.1, high: 0.9, minShare: 0.005 },
+  // hard, man-made outlines against studio backgrounds (as cars since the measurement; kept apart to tune apart)
+  products: { radius: 3, eps: 1e-4, low: 0.3, high: 0.7, minShare: 0.02 },
   // large hard outlines; a wider window bridges the model's softness around wheels and mirrors
   cars: { radius: 3, eps: 1e-4, low: 0.3, high: 0.7, minShare: 0.02 },
 };
