@@ -90,6 +90,27 @@ describe('privacy.identity_crop on the real face models', () => {
     expect(ready.body.data.models['face-detection']).toBe('loaded');
   }, 120_000);
 
+  it('finds the faces of the image as displayed (EXIF orientation applied) and cuts that image', async () => {
+    const portrait = fixtures[0];
+    const upright = await sharp(portrait.jpeg).extract({ left: 0, top: 0, width: 512, height: 400 }).png().toBuffer();
+    // stored turned a quarter to the left (400 x 512), displayed upright by orientation 6 (turn right)
+    const stored = await sharp(upright).rotate(270).withMetadata({ orientation: 6 }).jpeg({ quality: 95 }).toBuffer();
+    images.put('/turned.jpg', stored);
+    const res = await editImage(app, {
+      input: images.url('/turned.jpg'),
+      operations: identityCrop,
+      output: { format: 'png' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.input).toMatchObject({ width: 512, height: 400 });
+    expect(res.body.data.output.width).toBe(512);
+    const top = 400 - res.body.data.output.height;
+    expectBetweenNoseAndMouth(top, lowest(portrait), 'turned astronaut');
+    const png = await fetchResult(app, res.body.data.output.tmp_url);
+    // JPEG at quality 95 twice over: close to the original's rows, not equal
+    expect(await differenceFromRows(png, upright, top)).toBeLessThan(3);
+  });
+
   it('leaves an image without a face unchanged and says so in a notice a client can read', async () => {
     const res = await editImage(app, {
       input: images.url('/no-face.png'),
