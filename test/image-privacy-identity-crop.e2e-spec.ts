@@ -154,7 +154,7 @@ describe('privacy.identity_crop on the real face models', () => {
     expect(crop.body.data.output).toMatchObject({ width: 256, height: croppedHeight });
   });
 
-  it('runs in an asynchronous task too (the same executor)', async () => {
+  it('runs in an asynchronous task too (the same executor), whose result carries the notice', async () => {
     const fixture = fixtures[3];
     const res = await call(app.url, 'POST', '/v1/image/edit/async', {
       key: app.adminKey,
@@ -166,6 +166,18 @@ describe('privacy.identity_crop on the real face models', () => {
     const output = task.result.output_object;
     expect(output.width).toBe(fixture.width);
     expectBetweenNoseAndMouth(fixture.height - output.height, lowest(fixture), fixture.name);
+    expect(task.result.notices).toBeUndefined();
+    expect(output.notices).toBeUndefined();
+    // without a face, the task's result carries the same notice as the edit's answer
+    const noFace = await call(app.url, 'POST', '/v1/image/edit/async', {
+      key: app.adminKey,
+      body: { input: images.url('/no-face.png'), operations: identityCrop },
+    });
+    const uncut = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${noFace.body.data.id}`);
+    expect(uncut.status, JSON.stringify(uncut.errors)).toBe('DONE');
+    expect(uncut.result.notices).toMatchObject([{ code: 'NO_FACE_FOUND', field: 'operations.privacy.identity_crop' }]);
+    expect(uncut.results[0].notices).toEqual(uncut.result.notices);
+    expect(uncut.result.output_object).not.toHaveProperty('notices');
   });
 
   it('fails only the edit whose inference fails, with a clear error; the next edit and task still work', async (context) => {
