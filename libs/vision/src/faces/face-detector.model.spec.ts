@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@app/common';
+import { loadConfig, ServiceException } from '@app/common';
 import { SUBNASALE, UPPER_LIP_TOP, type DetectedFace, type RawImage } from '@app/image-pipeline';
 import { faceFixtures, NO_FACE, type FaceFixture } from '../../../../test/fixtures/faces';
 import { FACE_INPUT_SIDE, FaceApiDetector, faceModelFiles } from './face-detector.model';
@@ -107,5 +109,43 @@ describe('FaceApiDetector (face-api on TF.js WASM)', () => {
     delay.disable();
     // one inference at 1024 px takes 0.5-1 s here: on the event loop it would hold it that long
     expect(delay.percentile(99) / 1e6).toBeLessThan(50);
+  }, 30_000);
+});
+
+describe('FaceApiDetector with files the runtime cannot load', () => {
+  it('answers 501 naming the files (state failed) when a verified weights file is truncated, without a crash', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'atelier-faces-'));
+    try {
+      const shipped = faceModelFiles();
+      const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+      const copy = (file: { path: string }, name: string) => {
+        copyFileSync(file.path, join(folder, name));
+        return { path: join(folder, name), sha256: sha(join(folder, name)) };
+      };
+      // the detector's weights cut to half: their checksum is declared, so they pass verification
+      const weights = join(folder, 'ssd.bin');
+      writeFileSync(weights, readFileSync(shipped.detector.weights.path).subarray(0, 1_000_000));
+      const files = {
+        detector: {
+          manifest: copy(shipped.detector.manifest, 'ssd.json'),
+          weights: { path: weights, sha256: sha(weights) },
+        },
+        landmarks: {
+          manifest: copy(shipped.landmarks.manifest, 'lm.json'),
+          weights: copy(shipped.landmarks.weights, 'lm.bin'),
+        },
+      };
+      const broken = FaceApiDetector.fromConfig(loadConfig({}), files);
+      expect(await broken.runner.verify()).toBe(true);
+      const image: RawImage = { data: new Uint8Array(64 * 64 * 3), width: 64, height: 64, channels: 3 };
+      const refused = await broken.detect(image).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ServiceException);
+      expect((refused as ServiceException).status).toBe(501);
+      expect((refused as ServiceException).message).toContain(weights);
+      expect(broken.runner.state).toBe('failed');
+      await broken.runner.close();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 30_000);
 });

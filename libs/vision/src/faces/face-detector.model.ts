@@ -54,11 +54,14 @@ function network(files: { manifest: ModelFile; weights: ModelFile }): TfjsWeight
   return { manifest: files.manifest.path, weights: files.weights.path };
 }
 
-/** The four files (two manifests, two weights files) with their checksums. */
-export function faceModelFiles(): {
+/** The files of the two networks, each with the SHA-256 it must have. */
+export interface FaceModelFiles {
   detector: Record<'manifest' | 'weights', ModelFile>;
   landmarks: Record<'manifest' | 'weights', ModelFile>;
-} {
+}
+
+/** The four shipped files (two manifests, two weights files) with their pinned checksums. */
+export function faceModelFiles(): FaceModelFiles {
   const { detector, landmarks } = SHIPPED_FACE_MODELS;
   return {
     detector: { manifest: shipped(detector.manifest), weights: shipped(detector.weights) },
@@ -74,8 +77,8 @@ export class FaceApiDetector extends FaceDetector {
     super();
   }
 
-  static fromConfig(config: AppConfig): FaceApiDetector {
-    const files = faceModelFiles();
+  /** `files`: the shipped ones unless a caller (a spec) names others. */
+  static fromConfig(config: AppConfig, files: FaceModelFiles = faceModelFiles()): FaceApiDetector {
     const session: FaceSession = {
       detector: network(files.detector),
       landmarks: network(files.landmarks),
