@@ -100,12 +100,12 @@ export class EditExecutor {
    */
   private async edit(holder: string, request: EditRequest, source: EditSource, destination?: ResolvedReference) {
     const probe = await this.probe(source.bytes);
-    const context: PlanContext = {
+    const planContext: PlanContext = {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
       capabilities: this.capabilities,
     };
-    let plan = planEdit(request, probe, context);
+    let plan = planEdit(request, probe, planContext);
     const notices: EditNotice[] = [];
     const label = `${probe.format} ${probe.width}x${probe.height}`;
     const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
@@ -113,7 +113,7 @@ export class EditExecutor {
         if (request.operations.privacy?.identity_crop) {
           const faces = await this.pipeline.findFaces(source.bytes, probe);
           if (faces.length === 0) notices.push(NO_FACE_FOUND);
-          plan = planEdit(request, probe, { ...context, faces });
+          plan = planEdit(request, probe, { ...planContext, faces });
         }
         return await this.pipeline.run(source.bytes, probe, plan);
       } catch (error) {
