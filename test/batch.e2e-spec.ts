@@ -332,14 +332,14 @@ describe('POST /v1/image/edit/async', () => {
     images.put('/no-model/shoe.jpg', await quadrantsImage({ format: 'jpeg', width: 64, height: 64 }));
     const res = await api().post('/v1/image/edit/async', {
       input: images.url('/no-model/shoe.jpg'),
-      operations: { privacy: { identity_crop: true } },
+      operations: { generative: { style_transfer: { prompt: 'soft watercolour' } } },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
     expect(task.status).toBe('ERROR');
     expect(task.progress).toEqual({ total: 1, done: 0, failed: 1, retrying: 0 });
     expect(task.errors[0].error).toBe(
-      'The models these operations need are not installed on this service: operations.privacy.identity_crop (face-detection).',
+      'The models these operations need are not installed on this service: operations.generative.style_transfer (generative).',
     );
     // TASK_ATTEMPTS is 3 here: a retried item would have fetched its input three times
     expect(images.hits.get('/no-model/shoe.jpg')).toBe(1);

@@ -112,12 +112,15 @@ describe('POST /v1/image/edit', () => {
   });
 
   it('answers 501 naming an operation that needs a model, after validating it', async () => {
-    // face detection ships no model yet (segmentation does: libs/vision)
-    const response = await edit({ input: images.url('/photo.jpg'), operations: { privacy: { identity_crop: true } } });
+    // no generative backend is installed here (libs/vision's models are: segmentation, faces)
+    const response = await edit({
+      input: images.url('/photo.jpg'),
+      operations: { generative: { style_transfer: { prompt: 'soft watercolour' } } },
+    });
     expect(response.status).toBe(501);
     expect(response.body.error_code).toBe('1604');
-    expect(response.body.error_message).toMatch(/operations\.privacy\.identity_crop/);
-    expect(response.body.error_details).toHaveProperty(['operations.privacy.identity_crop']);
+    expect(response.body.error_message).toMatch(/operations\.generative\.style_transfer/);
+    expect(response.body.error_details).toHaveProperty(['operations.generative.style_transfer']);
   });
 
   it('needs the image_editing scope', async () => {

@@ -18,10 +18,11 @@ import {
 } from '@app/storage';
 import { EditAdmission, type InputHold } from './admission/edit-admission';
 import type { EditRequest } from './edit-request.model';
-import { planEdit } from './edit-planner';
+import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, storageUriFields, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
+import { NO_FACE_FOUND, type EditNotice } from './privacy-plan';
 
 /** An input image in memory with the name its results take in folders. */
 export interface EditSource {
@@ -45,6 +46,8 @@ export interface EditCaller {
 export interface EditResult {
   input: ImageInfo;
   output: OutputImageInfo;
+  /** Present when an operation asked for left the image as it was (identity_crop without a face: NO_FACE_FOUND). */
+  notices?: EditNotice[];
 }
 
 /**
@@ -72,7 +75,7 @@ export class EditExecutor {
     const { accountId, holder } = caller;
     const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
     const hold = upload?.hold ?? this.admission.inputHold(holder);
-    let edited: { probe: ImageProbe; result: PipelineResult; name: string };
+    let edited: { probe: ImageProbe; result: PipelineResult; name: string; notices: EditNotice[] };
     try {
       const source = upload
         ? { bytes: upload.bytes, name: fileName(upload.name) }
@@ -81,34 +84,46 @@ export class EditExecutor {
     } finally {
       hold.release();
     }
-    const { probe, result, name } = edited;
+    const { probe, result, name, notices } = edited;
     return {
       input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
       output: await this.write(result, destination, name),
+      ...(notices.length > 0 && { notices }),
     };
   }
 
-  /** Header -> plan -> pixel work, admitted against the pixel budget with the plan's estimated memory. */
+  /**
+   * Header -> plan -> pixel work, admitted against the pixel budget with the plan's estimated memory. With
+   * identity_crop the faces are found first (at the model's resolution) and the edit planned again from them, so
+   * that every step after the crop is sized from the cropped image; the first plan's checks (422, 501) come
+   * before any pixel is decoded, and the uncut plan bounds the memory.
+   */
   private async edit(holder: string, request: EditRequest, source: EditSource, destination?: ResolvedReference) {
     const probe = await this.probe(source.bytes);
-    const planContext = {
+    const planContext: PlanContext = {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
       capabilities: this.capabilities,
     };
-    const plan = planEdit(request, probe, planContext);
+    let plan = planEdit(request, probe, planContext);
     // after a crop (background clipping), padding and resizing are sized from what the crop left
     const replan = (size: { width: number; height: number }) =>
       planEdit(request, { ...probe, displayWidth: size.width, displayHeight: size.height }, planContext);
+    const notices: EditNotice[] = [];
     const label = `${probe.format} ${probe.width}x${probe.height}`;
     const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
       try {
+        if (request.operations.privacy?.identity_crop) {
+          const faces = await this.pipeline.findFaces(source.bytes, probe);
+          if (faces.length === 0) notices.push(NO_FACE_FOUND);
+          plan = planEdit(request, probe, { ...planContext, faces });
+        }
         return await this.pipeline.run(source.bytes, probe, plan, replan);
       } catch (error) {
         throw toImageError(error);
       }
     });
-    return { probe, result, name: source.name };
+    return { probe, result, name: source.name, notices };
   }
 
   private async probe(bytes: Buffer): Promise<ImageProbe> {

@@ -2,6 +2,7 @@ import { isOutputMediaType, MEDIA_TYPES, outputCapabilities, ServiceException } 
 import type {
   AdjustPlan,
   ColourPlan,
+  DetectedFace,
   EditPlan,
   EncodePlan,
   ImageProbe,
@@ -11,6 +12,7 @@ import type {
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
+import { planIdentityCrop } from './privacy-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
@@ -30,6 +32,11 @@ export interface PlanContext {
   destinationFormat?: OutputFormat;
   /** The models this process can run: an operation whose model is absent is refused (501) once all else passed. */
   capabilities: ModelCapabilities;
+  /**
+   * The faces found in the input (display pixels), once looked for: identity_crop is planned from them and every
+   * later step sized from the cropped image. Absent: planned as if uncut (the checks made before detection).
+   */
+  faces?: readonly DetectedFace[];
 }
 
 /**
@@ -163,7 +170,8 @@ function checkOutpaint(request: EditRequest, size: Dimensions): void {
 }
 
 /**
- * Resolves a validated request against the input's header into the pipeline's {@link EditPlan}: percentages
+ * Resolves a validated request against the input's header (and, for identity_crop, the faces found) into the
+ * pipeline's {@link EditPlan}: the identity crop first, then every size from the cropped image; percentages
  * become pixels, defaults are filled, and what needs the image size is checked (422): padding and
  * outpaint_by at most half a side, the result within the pixel limit, polish within 16 MP, outpaint within
  * 16.78 MP, CMYK and transparency against the chosen format. Then 501 for operations whose model is not
@@ -177,6 +185,12 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
+  const identityCrop =
+    request.operations.privacy?.identity_crop && context.faces && planIdentityCrop(context.faces, size.height);
+  if (identityCrop) {
+    plan.identityCrop = identityCrop;
+    size = { width: size.width, height: size.height - identityCrop.top };
+  }
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
   if (removal) plan.removeBackground = removal;

@@ -30,3 +30,4 @@ export * from './tasks/task-request';
 export * from './webhooks/webhooks.module';
 export * from './webhooks/webhook-secrets';
 export { SHOWN_SECRET_LENGTH } from './webhooks/webhook-signature';
+export * from './privacy-plan';

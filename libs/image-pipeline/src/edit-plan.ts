@@ -103,7 +103,16 @@ export type EncodePlan =
  */
 export type ColourPlan = { space: 'auto' } | { space: 'rgb' } | { space: 'cmyk'; profile: CmykProfileName };
 
+/**
+ * Privacy: the identity crop keeps the rows from `top` down (the display size's rows; `top` > 0): the rows above
+ * hold the faces down to between nose and mouth (libs/editing: privacy-plan.ts).
+ */
+export interface IdentityCropPlan {
+  top: number;
+}
+
 export interface EditPlan {
+  identityCrop?: IdentityCropPlan;
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
   removeBackground?: RemoveBackgroundPlan;

@@ -6,7 +6,9 @@ import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
+import { findFaces } from './operations/identity-crop.operation';
 import type { Replan } from './operations/pipeline-step';
+import { FaceDetector, type DetectedFace } from './ports/face-detector.port';
 import { Segmenter } from './ports/segmenter.port';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
@@ -30,10 +32,11 @@ export class ImagePipeline implements OnApplicationShutdown {
   private readonly profiles = new ProfileFiles();
   private readonly threads = new ThreadShare(sharp.concurrency());
 
-  /** `segmenter`: provided globally by libs/vision where a segmentation model is installed. */
+  /** `segmenter`, `faces`: provided globally by libs/vision where their models are installed. */
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     @Optional() @Inject(Segmenter) private readonly segmenter?: Segmenter,
+    @Optional() @Inject(FaceDetector) private readonly faces?: FaceDetector,
   ) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
     sharp.cache(false);
@@ -44,6 +47,26 @@ export class ImagePipeline implements OnApplicationShutdown {
     const probe = await probeImage(bytes);
     assertPixelLimit(probe, this.config.maxInputPixels);
     return probe;
+  }
+
+  /**
+   * The faces of an input as displayed, in its full-resolution pixels (detected at the model's resolution):
+   * what the identity crop is planned from, before the pipeline runs, so that every later step is sized from the
+   * cropped image.
+   */
+  async findFaces(bytes: Buffer, probe: ImageProbe): Promise<DetectedFace[]> {
+    sharp.concurrency(this.threads.enter());
+    try {
+      return await findFaces(bytes, probe, {
+        pool: this.pool,
+        maxPixels: this.config.maxInputPixels,
+        detector: this.faces,
+      });
+    } catch (error) {
+      throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
+    } finally {
+      this.threads.leave();
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import { removeBackgroundStep } from './operations/background-removal.operation'
 import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
+import { identityCropStep } from './operations/identity-crop.operation';
 import { paddingStep } from './operations/padding.operation';
 import { planned, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
@@ -19,7 +20,7 @@ import type { StageImage } from './operations/stage';
  */
 export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   decodeStep,
-  planned('identity crop', 'privacy'),
+  identityCropStep,
   planned('car plate blur', 'privacy'),
   decompressStep,
   planned('polish', 'restorations'),

@@ -129,12 +129,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_SECRET: ' ' })).not.toThrow();
   });
 
-  it('reads the vision settings: one thread, 8 waiting per model, CPU, the shipped U2-Netp unless a file is named', () => {
+  it('reads the vision settings: one thread, 8 waiting per model, CPU, the shipped U2-Netp unless a file is named, faces from a score of 0.5', () => {
     expect(loadConfig({}).vision).toEqual({
       threads: 1,
       queueLimit: 8,
       executionProvider: 'cpu',
       segmentation: { profile: 'u2net', file: undefined },
+      faces: { minScore: 0.5 },
     });
     const sha256 = 'ab'.repeat(32);
     const named = loadConfig({
@@ -144,12 +145,14 @@ describe('loadConfig', () => {
       SEGMENTATION_MODEL: 'models/isnet.onnx',
       SEGMENTATION_MODEL_SHA256: sha256.toUpperCase(),
       SEGMENTATION_PROFILE: 'isnet',
+      FACE_MIN_SCORE: '35',
     });
     expect(named.vision).toEqual({
       threads: 2,
       queueLimit: 0,
       executionProvider: 'cuda',
       segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
+      faces: { minScore: 0.35 },
     });
   });
 
@@ -163,6 +166,7 @@ describe('loadConfig', () => {
     [{ SEGMENTATION_PROFILE: 'modnet' }, 'SEGMENTATION_PROFILE: must be one of u2net, isnet, birefnet'],
     [{ VISION_EXECUTION_PROVIDER: 'tpu' }, 'VISION_EXECUTION_PROVIDER: must be one of cpu, cuda'],
     [{ VISION_THREADS: '0' }, 'VISION_THREADS: must be an integer from 1 to 64'],
+    [{ FACE_MIN_SCORE: '0.5' }, 'FACE_MIN_SCORE: must be an integer from 1 to 99'],
   ])('refuses the vision setting %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

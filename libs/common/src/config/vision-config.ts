@@ -27,6 +27,10 @@ export interface VisionConfig {
     /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
     file?: ModelFileOverride;
   };
+  faces: {
+    /** Faces the detector scores below this (0..1) are not reported. */
+    minScore: number;
+  };
 }
 
 /** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
@@ -49,5 +53,6 @@ export function readVision(read: Reader): VisionConfig {
     queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
     segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+    faces: { minScore: read.integer('FACE_MIN_SCORE', 50, 1, 99) / 100 },
   };
 }

@@ -109,7 +109,8 @@ export class PrivacyDto {
   @ApiPropertyOptional({
     type: Boolean,
     default: false,
-    description: 'Cuts away everything above the line between nose and mouth of every detected person.',
+    description:
+      'Cuts away everything above the line between nose and mouth of every detected person (the lowest such line when there are several). No face found: the image is not cut and the response carries the notice `NO_FACE_FOUND` in `notices`.',
   })
   @IsOptional()
   @IsBoolean()

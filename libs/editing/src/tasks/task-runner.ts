@@ -82,7 +82,12 @@ export class TaskRunner {
     try {
       const caller = { accountId: task.accountId, holder: `tasks of account ${task.accountId}` };
       const result = await this.executor.execute(caller, request);
-      await this.store.finishItem(item.id, { status: 'DONE', input: result.input, output: result.output });
+      await this.store.finishItem(item.id, {
+        status: 'DONE',
+        input: result.input,
+        output: result.output,
+        ...(result.notices && { notices: result.notices }),
+      });
     } catch (error) {
       if (isTransient(error) && !finalAttempt) {
         await this.store.recordFailedAttempt(item.id, failureMessage(error));

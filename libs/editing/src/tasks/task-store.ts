@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { EditTaskEntity, EditTaskItemEntity, type TaskKind, type TaskStatus, type WebhookState } from '@app/database';
 import type { ImageInfo, OutputImageInfo } from '../image-info';
+import type { EditNotice } from '../privacy-plan';
 
 /** One input of a task as the expansion records it. */
 export interface NewItem {
@@ -127,12 +128,18 @@ export class TaskStore {
   async finishItem(
     id: number,
     outcome:
-      | { status: 'DONE'; input: ImageInfo; output: OutputImageInfo }
+      | { status: 'DONE'; input: ImageInfo; output: OutputImageInfo; notices?: EditNotice[] }
       | { status: 'FAILED'; input?: ImageInfo; error: string },
   ): Promise<boolean> {
     const values =
       outcome.status === 'DONE'
-        ? { status: outcome.status, inputInfo: { ...outcome.input }, outputInfo: { ...outcome.output }, error: null }
+        ? {
+            status: outcome.status,
+            inputInfo: { ...outcome.input },
+            // the edit's notices beside the output, in the same JSON column (no migration; task-view.ts splits them)
+            outputInfo: { ...outcome.output, ...(outcome.notices && { notices: outcome.notices }) },
+            error: null,
+          }
         : { status: outcome.status, inputInfo: outcome.input ? { ...outcome.input } : null, error: outcome.error };
     const result = await this.items.update({ id, status: 'PENDING' }, { ...values, finishedAt: new Date() });
     return (result.affected ?? 0) > 0;

@@ -1,6 +1,7 @@
 import { mediaTypeOfExtension } from '@app/common';
 import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
+import type { EditNotice } from '../privacy-plan';
 import type { RetryingItems, TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
@@ -9,6 +10,8 @@ export type TaskInputInfo = ImageInfo & { input: string };
 export interface TaskResult {
   input_object: TaskInputInfo;
   output_object: OutputImageInfo;
+  /** The edit's notices, when it had any (EditResult.notices). */
+  notices?: EditNotice[];
 }
 
 export interface TaskError {
@@ -73,10 +76,17 @@ function inputOf(item: EditTaskItemEntity): TaskInputInfo {
   return item.inputInfo ? { ...(item.inputInfo as unknown as ImageInfo), input: item.input } : unreadInput(item.input);
 }
 
-/** The stored output, with the storage reference under both names (results stored before the alias included). */
-function outputOf(item: EditTaskItemEntity): OutputImageInfo {
-  const output = item.outputInfo as unknown as OutputImageInfo;
-  return output.service_storage_uri ? { ...output, ...storageUriFields(output.service_storage_uri) } : output;
+/**
+ * The stored output, with the storage reference under both names (results stored before the alias included), and
+ * the edit's notices, which the same column holds (TaskStore.finishItem).
+ */
+function resultOf(item: EditTaskItemEntity): TaskResult {
+  const { notices, ...output } = item.outputInfo as unknown as OutputImageInfo & { notices?: EditNotice[] };
+  return {
+    input_object: inputOf(item),
+    output_object: output.service_storage_uri ? { ...output, ...storageUriFields(output.service_storage_uri) } : output,
+    ...(notices && { notices }),
+  };
 }
 
 /** What a task's view is made of, read from its items. */
@@ -94,9 +104,7 @@ export function taskView(
 ): TaskView {
   // A final task retries nothing: items that a task-level error left pending never run again.
   const final = task.status === 'DONE' || task.status === 'ERROR';
-  const results = items
-    .filter((item) => item.status === 'DONE')
-    .map((item) => ({ input_object: inputOf(item), output_object: outputOf(item) }));
+  const results = items.filter((item) => item.status === 'DONE').map(resultOf);
   const errors: TaskError[] = items
     .filter((item) => item.status === 'FAILED')
     .map((item) => ({

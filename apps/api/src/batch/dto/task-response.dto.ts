@@ -9,7 +9,7 @@ import {
   type TaskRetry,
   type TaskView,
 } from '@app/editing';
-import { ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
+import { EditNoticeDto, ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
 
 export class TaskInputInfoDto extends ImageInfoDto implements TaskInputInfo {
   @ApiProperty({
@@ -26,6 +26,13 @@ export class TaskResultDto implements TaskResult {
 
   @ApiProperty({ type: OutputImageInfoDto })
   output_object: OutputImageInfoDto;
+
+  @ApiPropertyOptional({
+    type: [EditNoticeDto],
+    description:
+      "As an edit's `notices` (an extension): present only when an operation asked for left the image as it was.",
+  })
+  notices?: EditNoticeDto[];
 }
 
 /** An asynchronous edit's `result`: both members once done, none (`{}`) until then and on failure. */
@@ -35,6 +42,13 @@ export class TaskAsyncResultDto implements Partial<TaskResult> {
 
   @ApiPropertyOptional({ type: OutputImageInfoDto, description: 'Present once the edit is done.' })
   output_object?: OutputImageInfoDto;
+
+  @ApiPropertyOptional({
+    type: [EditNoticeDto],
+    description:
+      "As an edit's `notices` (an extension): present only when an operation asked for left the image as it was.",
+  })
+  notices?: EditNoticeDto[];
 }
 
 export class TaskErrorDto implements TaskError {

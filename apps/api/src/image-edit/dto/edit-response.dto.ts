@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { ImageInfo, OutputImageInfo } from '@app/editing';
+import type { EditNotice, ImageInfo, OutputImageInfo } from '@app/editing';
 
 export class ImageInfoDto implements ImageInfo {
   @ApiProperty({
@@ -52,10 +52,34 @@ export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo 
   claid_storage_uri?: string;
 }
 
+/** Something a client should know about an edit that succeeded (an extension of the interface document). */
+export class EditNoticeDto implements EditNotice {
+  @ApiProperty({
+    enum: ['NO_FACE_FOUND'],
+    example: 'NO_FACE_FOUND',
+    description:
+      'Stable code. `NO_FACE_FOUND`: `privacy.identity_crop` was asked for and no face was found, so the image was not cut.',
+  })
+  code: 'NO_FACE_FOUND';
+
+  @ApiProperty({ example: 'operations.privacy.identity_crop', description: 'The request field the notice is about.' })
+  field: string;
+
+  @ApiProperty({ example: 'No face was found in the image: identity_crop left it uncut.' })
+  message: string;
+}
+
 export class EditResponseDto {
   @ApiProperty({ type: ImageInfoDto })
   input: ImageInfoDto;
 
   @ApiProperty({ type: OutputImageInfoDto })
   output: OutputImageInfoDto;
+
+  @ApiPropertyOptional({
+    type: [EditNoticeDto],
+    description:
+      'Present only when an operation asked for left the image as it was (an extension): for example `NO_FACE_FOUND` when `privacy.identity_crop` found no face. Absent when every operation applied.',
+  })
+  notices?: EditNoticeDto[];
 }

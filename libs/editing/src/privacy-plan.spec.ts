@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceException } from '@app/common';
+import type { DetectedFace, ImageProbe } from '@app/image-pipeline';
+import { parseEditRequest } from './edit-request';
+import { planEdit } from './edit-planner';
+import { ModelCapabilities } from './model-capabilities';
+import { faceCutRow, planIdentityCrop } from './privacy-plan';
+
+class AllInstalled extends ModelCapabilities {
+  available(): boolean {
+    return true;
+  }
+}
+
+const probe: ImageProbe = {
+  format: 'jpeg',
+  width: 1000,
+  height: 800,
+  orientation: 1,
+  displayWidth: 1000,
+  displayHeight: 800,
+  channels: 3,
+  hasAlpha: false,
+  space: 'srgb',
+};
+
+/** A face whose landmark 33 (subnasale) is at `nose` and 51 (upper lip) at `lip`, the others at the nose. */
+function face(nose: number, lip: number): DetectedFace {
+  const landmarks = Array.from({ length: 68 }, () => ({ x: 500, y: nose }));
+  landmarks[51] = { x: 500, y: lip };
+  return { box: { left: 400, top: nose - 100, width: 200, height: 200 }, score: 0.9, landmarks };
+}
+
+function plan(operations: unknown, faces?: DetectedFace[]) {
+  const request = parseEditRequest({ input: 'https://example.com/a.jpg', operations }, { input: 'required' });
+  return planEdit(request, probe, { maxPixels: 50_000_000, capabilities: new AllInstalled(), faces });
+}
+
+describe('planning the identity crop', () => {
+  it.each([
+    ['halfway between nose and lip', 300, 310, 305],
+    ['rounded within the two', 300.4, 303.9, 302],
+    ['both in one row: just below the nose', 300.2, 300.7, 301],
+    ['upside down (lip above nose): still between', 310, 300, 305],
+  ])('cuts one face %s', (_name, nose, lip, row) => {
+    expect(faceCutRow(face(nose, lip))).toBe(row);
+  });
+
+  it('cuts several faces at the lowest line, so that none keeps its eyes', () => {
+    expect(planIdentityCrop([face(200, 210), face(400, 420), face(300, 306)], 800)).toEqual({ top: 410 });
+  });
+
+  it('plans no crop without a face, or with the line above the image', () => {
+    expect(planIdentityCrop([], 800)).toBeUndefined();
+    expect(planIdentityCrop([face(-20, -10)], 800)).toBeUndefined();
+  });
+
+  it('refuses (422) a cut that would leave nothing', () => {
+    expect(() => planIdentityCrop([face(795, 820)], 800)).toThrow(ServiceException);
+  });
+
+  it('sizes every later step from the cropped image', () => {
+    const planned = plan(
+      { privacy: { identity_crop: true }, padding: '10%', resizing: { width: 500, fit: 'bounds' } },
+      [face(300, 310)],
+    );
+    expect(planned.identityCrop).toEqual({ top: 305 });
+    // 1000 x 495 cropped, padded by 10 % per side (100 px, 50 px), then bounded to 500 px wide
+    expect(planned.padding).toEqual({ top: 50, right: 100, bottom: 50, left: 100 });
+    expect(planned.resize).toMatchObject({ mode: 'scale', width: 500, height: Math.round((500 * 595) / 1200) });
+  });
+
+  it('plans the uncut image before the faces are known, and without identity_crop', () => {
+    expect(plan({ privacy: { identity_crop: true } }).identityCrop).toBeUndefined();
+    expect(plan({ privacy: { identity_crop: false } }, [face(300, 310)]).identityCrop).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import { ServiceException } from '@app/common';
+import sharp from 'sharp';
+import { openInput } from '../decode/decode-input';
+import type { ImageProbe } from '../decode/probe';
+import type { IdentityCropPlan } from '../edit-plan';
+import type { DetectedFace, FaceDetector } from '../ports/face-detector.port';
+import type { PixelPool } from '../workers/pixel-pool';
+import type { PipelineStep } from './pipeline-step';
+import { ready } from './stage';
+
+/** What finding the faces of an input needs: the decoders' pool, the pixel limit, the detector. */
+export interface FaceSearch {
+  pool: Pick<PixelPool, 'run'>;
+  maxPixels: number;
+  detector?: FaceDetector;
+}
+
+/** The detection size of an image: its display size scaled down (never up) to the detector's longer side. */
+export function detectionSize(width: number, height: number, side: number): { width: number; height: number } {
+  const scale = Math.min(1, side / Math.max(width, height));
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/**
+ * The faces of an input as displayed (EXIF orientation applied), in its full-resolution pixel coordinates. The
+ * image is decoded at the detector's resolution (JPEG and WebP shrink while decoding), flattened onto white and
+ * converted to 8-bit sRGB; the detector's boxes and landmarks are scaled back to the display size.
+ */
+export async function findFaces(bytes: Buffer, probe: ImageProbe, search: FaceSearch): Promise<DetectedFace[]> {
+  const detector = search.detector;
+  if (!detector) {
+    // The planner answers 501 first where the capability is absent; a process whose capability and provider
+    // disagree is told the same way rather than crashing.
+    throw new ServiceException(
+      'OPERATION_NOT_IMPLEMENTED',
+      'The face detection model that identity_crop needs is not installed on this service.',
+    );
+  }
+  const { displayWidth, displayHeight } = probe;
+  const size = detectionSize(displayWidth, displayHeight, detector.inputSide);
+  const source = await openInput(bytes, probe, search.pool, search.maxPixels);
+  const { data, info } = await sharp(source.input, source.options)
+    .autoOrient()
+    .resize({ ...size, fit: 'fill', kernel: 'lanczos3' })
+    .flatten({ background: '#ffffff' })
+    .toColourspace('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  const rgb = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), ...size, channels: 3 as const };
+  if (info.channels !== 3) throw new Error(`face detection input has ${info.channels} channels, expected 3`);
+  const faces = await detector.detect(rgb);
+  const sx = displayWidth / size.width;
+  const sy = displayHeight / size.height;
+  return faces.map((face) => ({
+    box: {
+      left: face.box.left * sx,
+      top: face.box.top * sy,
+      width: face.box.width * sx,
+      height: face.box.height * sy,
+    },
+    score: face.score,
+    landmarks: face.landmarks.map(({ x, y }) => ({ x: x * sx, y: y * sy })),
+  }));
+}
+
+/**
+ * Privacy: the identity crop. The planner placed the cut from the faces found in the input (privacy-plan.ts in
+ * libs/editing); this step keeps the rows from `top` down, on the original pixels, at any bit depth.
+ */
+export const identityCropStep: PipelineStep<IdentityCropPlan> = {
+  name: 'identity crop',
+  phase: 'privacy',
+  assumes8BitSrgb: false,
+  partOf: (plan) => plan.identityCrop,
+  async run(current, plan) {
+    const stage = await ready(current);
+    const height = stage.height - plan.top;
+    if (plan.top <= 0 || height <= 0) throw new RangeError(`identity crop at row ${plan.top} of ${stage.height}`);
+    const image = stage.image.extract({ left: 0, top: plan.top, width: stage.width, height });
+    return { ...stage, image, height, fresh: false };
+  },
+};
