@@ -76,7 +76,8 @@ export class ModelRunner<Job extends object = object> {
 
   /**
    * Runs `job` on the model, loading it first if needed. Rejects with 503 MODEL_BUSY (Retry-After) when the
-   * queue is full, 501 OPERATION_NOT_IMPLEMENTED naming the file when the model cannot be loaded.
+   * queue is full, 501 OPERATION_NOT_IMPLEMENTED naming the file when the model cannot be loaded, 500 naming the
+   * model when it fails on this input.
    */
   async run<R>(job: Job): Promise<R> {
     if (this.pending > this.options.queueLimit) {
@@ -91,6 +92,9 @@ export class ModelRunner<Job extends object = object> {
     try {
       await this.load();
       return (await this.pool!.run({ session: this.options.session, ...job })) as R;
+    } catch (error) {
+      if (error instanceof ServiceException) throw error;
+      throw this.failedOn(error);
     } finally {
       this.pending--;
     }
@@ -127,6 +131,21 @@ export class ModelRunner<Job extends object = object> {
       await this.close();
       throw this.unavailable();
     }
+  }
+
+  /**
+   * The worker's own failure on one input (the runtime's error, out of memory in WASM): that edit fails, said
+   * plainly and not retried (the same input would fail again); the model stays loaded for the next one.
+   */
+  private failedOn(error: unknown): ServiceException {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return new ServiceException(
+      'INTERNAL',
+      `The ${this.name} model failed on this image: ${reason}`,
+      {},
+      {},
+      { retryable: false },
+    );
   }
 
   private unavailable(): ServiceException {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig } from '@app/common';
 import { FaceDetector, type DetectedFace, type RawImage } from '@app/image-pipeline';
 import type { ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
@@ -102,24 +102,11 @@ export class FaceApiDetector extends FaceDetector {
         `face detection needs 3-channel pixels at most ${this.inputSide} px on the longer side, got ${rgb.channels}-channel ${rgb.width}x${rgb.height}`,
       );
     }
-    try {
-      return await this.runner.run<DetectedFace[]>({
-        job: 'detect',
-        rgb: rgb.data,
-        width: rgb.width,
-        height: rgb.height,
-      });
-    } catch (error) {
-      if (error instanceof ServiceException) throw error;
-      // the worker's own failure on this image (TF.js, WASM memory): this edit fails, said plainly; the model stays
-      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-      throw new ServiceException(
-        'INTERNAL',
-        `The face-detection model failed on this image: ${reason}`,
-        {},
-        {},
-        { retryable: false },
-      );
-    }
+    return this.runner.run<DetectedFace[]>({
+      job: 'detect',
+      rgb: rgb.data,
+      width: rgb.width,
+      height: rgb.height,
+    });
   }
 }
