@@ -32,8 +32,27 @@ describe('estimatePixelMemory', () => {
       plan: { ...JPEG_OUT, padding: { top: 512, right: 0, bottom: 512, left: 0 }, paddingFill: undefined },
       mib: 32,
     },
+    {
+      name: 'background removal: four frames more and the matte’s planes (96 B a pixel at its working size)',
+      probe: probe('jpeg'),
+      plan: {
+        ...JPEG_OUT,
+        removeBackground: { subject: { category: 'general' as const, largestOnly: false }, clipping: false },
+      },
+      mib: 16 + 16 + 96,
+    },
   ])('$name: $mib MiB', ({ probe, plan, mib }) => {
     expect(estimatePixelMemory(probe, plan) / MIB).toBeCloseTo(mib, 5);
+  });
+
+  it('a 12 MP background removal is estimated near what it was measured to take (918 MB with the model’s load)', () => {
+    const plan: EditPlan = {
+      ...JPEG_OUT,
+      removeBackground: { subject: { category: 'general', largestOnly: false }, clipping: false },
+    };
+    const bytes = estimatePixelMemory({ format: 'jpeg', width: 4000, height: 3000, space: 'srgb' }, plan);
+    expect(bytes / 1e6).toBeGreaterThan(650);
+    expect(bytes / 1e6).toBeLessThan(920);
   });
 
   it('a 7000 x 7000 HEIC is estimated near what it was measured to take (about 0.9 GiB)', () => {
