@@ -11,6 +11,7 @@ import type {
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
+import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
@@ -177,6 +178,8 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
+  const plates = planPlateBlur(request.operations.privacy);
+  if (plates) plan.blurPlates = plates;
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
   if (removal) plan.removeBackground = removal;

@@ -103,7 +103,15 @@ export type EncodePlan =
  */
 export type ColourPlan = { space: 'auto' } | { space: 'rgb' } | { space: 'cmyk'; profile: CmykProfileName };
 
+/**
+ * Car plate blur (`privacy.blur_car_plate`): text regions shaped like a plate's, blurred with their plate around
+ * them (operations/plate-blur.operation.ts). It has no settings: present means on.
+ */
+export type PlateBlurPlan = Record<string, never>;
+
 export interface EditPlan {
+  /** Privacy, on the original pixels: car plates blurred. */
+  blurPlates?: PlateBlurPlan;
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
   removeBackground?: RemoveBackgroundPlan;

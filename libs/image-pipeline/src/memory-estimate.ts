@@ -49,7 +49,13 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): numb
 /** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
 function materialises(plan: EditPlan): boolean {
   return Boolean(
-    plan.decompress || plan.removeBackground || plan.blurBackground || plan.flatten || plan.padding || plan.adjust,
+    plan.blurPlates ||
+    plan.decompress ||
+    plan.removeBackground ||
+    plan.blurBackground ||
+    plan.flatten ||
+    plan.padding ||
+    plan.adjust,
   );
 }
 

@@ -5,3 +5,4 @@ export * from './model-file';
 export * from './onnx-session';
 export * from './segmentation/segmentation.model';
 export * from './segmentation/segmentation-profiles';
+export * from './text/text-detection.model';

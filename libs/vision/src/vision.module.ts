@@ -1,13 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '@app/common';
 import { ModelCapabilities } from '@app/editing';
-import { Segmenter } from '@app/image-pipeline';
+import { Segmenter, TextDetector } from '@app/image-pipeline';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { PpOcrTextDetector } from './text/text-detection.model';
 import { VisionCapabilities } from './vision-capabilities';
 
 /**
  * The model runners, behind the ports that their consumers declare: editing's {@link ModelCapabilities} and the
- * image pipeline's {@link Segmenter}. Global, imported once by each app (API and worker): EditingModule and the
+ * image pipeline's {@link Segmenter} and {@link TextDetector}. Global, imported once by each app (API and worker): EditingModule and the
  * pipeline consume the ports but must not import this library, which depends on them. An app that forgets it
  * does not start (Nest cannot resolve EditExecutor). Needs the global ConfigModule (AppConfig).
  */
@@ -20,9 +21,15 @@ import { VisionCapabilities } from './vision-capabilities';
       inject: [AppConfig],
     },
     { provide: Segmenter, useExisting: U2NetSegmenter },
+    {
+      provide: PpOcrTextDetector,
+      useFactory: (config: AppConfig) => PpOcrTextDetector.fromConfig(config),
+      inject: [AppConfig],
+    },
+    { provide: TextDetector, useExisting: PpOcrTextDetector },
     VisionCapabilities,
     { provide: ModelCapabilities, useExisting: VisionCapabilities },
   ],
-  exports: [ModelCapabilities, Segmenter, VisionCapabilities],
+  exports: [ModelCapabilities, Segmenter, TextDetector, VisionCapabilities],
 })
 export class VisionModule {}

@@ -27,6 +27,10 @@ export interface VisionConfig {
     /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
     file?: ModelFileOverride;
   };
+  textDetection: {
+    /** The longest side at which text is detected (PP-OCRv4 detection; docs/models.md, "Text regions"). */
+    maxSide: number;
+  };
 }
 
 /** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
@@ -49,5 +53,6 @@ export function readVision(read: Reader): VisionConfig {
     queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
     segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+    textDetection: { maxSide: read.integer('TEXT_DETECTION_MAX_SIDE', 1280, 320, 4096) },
   };
 }

@@ -1,0 +1,131 @@
+import type { Point, TextRegion } from '../ports/text-detector.port';
+
+/**
+ * Which text regions look like a car's number plate, by shape and place alone (the contrast is measured on the
+ * pixels, in kernels/plate-blur.kernel.ts). A plate's characters form one short line: 5 to 9 characters about
+ * 0.6 of their height wide, so the text's box is 1.8 to 8 times as long as high (EU 520 x 110 mm and US 12 x 6 in
+ * plates alike), less under perspective. Text that fails: a single letter or a square logo (too short), a line of
+ * words (too long), a line of a paragraph (a stacked neighbour of the same height too long to be a plate).
+ */
+export const PLATE_SHAPE = {
+  minAspect: 1.8,
+  maxAspect: 8,
+  /** The text's height, in pixels of the image (smaller text cannot be read anyway) ... */
+  minHeightPx: 6,
+  /** ... and as a fraction of the image's shorter side (a plate filling the frame is a close-up, allowed). */
+  maxHeightShare: 0.35,
+  /** The box's longer side at most this share of the image's longer side. */
+  maxLengthShare: 0.95,
+} as const;
+
+/**
+ * How far the blurred area reaches beyond the text's box, in text heights: a plate's characters take about 0.6 to
+ * 0.75 of its height and 0.75 to 0.9 of its width (EU and US layouts), so the plate's own border lies this far out.
+ */
+export const PLATE_MARGIN = { across: 0.3, along: 0.35 } as const;
+
+/** A candidate plate: the text's box, the area to blur (the box grown by PLATE_MARGIN), and its text height. */
+export interface PlateCandidate {
+  text: Point[];
+  area: Point[];
+  height: number;
+}
+
+interface Frame {
+  centre: Point;
+  /** Unit vector along the text. */
+  axis: Point;
+  length: number;
+  height: number;
+}
+
+function frame(points: readonly Point[]): Frame {
+  const side = (a: Point, b: Point) => Math.hypot(b.x - a.x, b.y - a.y);
+  const [p0, p1, p2] = points;
+  const first = side(p0, p1);
+  const second = side(p1, p2);
+  const [from, to] = first >= second ? [p0, p1] : [p1, p2];
+  const length = Math.max(first, second);
+  const axis = length > 0 ? { x: (to.x - from.x) / length, y: (to.y - from.y) / length } : { x: 1, y: 0 };
+  const centre = {
+    x: points.reduce((sum, p) => sum + p.x, 0) / points.length,
+    y: points.reduce((sum, p) => sum + p.y, 0) / points.length,
+  };
+  return { centre, axis, length, height: Math.min(first, second) };
+}
+
+function corners({ centre, axis, length, height }: Frame): Point[] {
+  const u = { x: (axis.x * length) / 2, y: (axis.y * length) / 2 };
+  const v = { x: (-axis.y * height) / 2, y: (axis.x * height) / 2 };
+  return [
+    { x: centre.x - u.x - v.x, y: centre.y - u.y - v.y },
+    { x: centre.x + u.x - v.x, y: centre.y + u.y - v.y },
+    { x: centre.x + u.x + v.x, y: centre.y + u.y + v.y },
+    { x: centre.x - u.x + v.x, y: centre.y - u.y + v.y },
+  ];
+}
+
+function plateShaped(box: Frame, image: { width: number; height: number }): boolean {
+  const aspect = box.length / Math.max(box.height, 1e-6);
+  return (
+    aspect >= PLATE_SHAPE.minAspect &&
+    aspect <= PLATE_SHAPE.maxAspect &&
+    box.height >= PLATE_SHAPE.minHeightPx &&
+    box.height <= PLATE_SHAPE.maxHeightShare * Math.min(image.width, image.height) &&
+    box.length <= PLATE_SHAPE.maxLengthShare * Math.max(image.width, image.height)
+  );
+}
+
+/**
+ * Whether `other` is a line of the same text block as `box`: about as high, right above or below it (a gap of at
+ * most one line), and overlapping it sideways.
+ */
+function stacked(box: Frame, other: Frame): boolean {
+  const ratio = other.height / box.height;
+  if (ratio < 0.75 || ratio > 1.33) return false;
+  const dx = other.centre.x - box.centre.x;
+  const dy = other.centre.y - box.centre.y;
+  // offsets across and along the box's text direction
+  const across = Math.abs(-box.axis.y * dx + box.axis.x * dy);
+  const along = Math.abs(box.axis.x * dx + box.axis.y * dy);
+  const lineGap = across - (box.height + other.height) / 2;
+  return across > 0.5 * box.height && lineGap <= box.height && along < (box.length + other.length) / 2;
+}
+
+/**
+ * The regions of `regions` (in pixels of an image of `image` size) shaped and placed like a plate, each with the
+ * area to blur. A region is dropped when a stacked neighbour of the same height is too long to be a plate (a
+ * paragraph's short last line); two short stacked lines (a two-line motorcycle plate) are kept.
+ */
+export function plateCandidates(
+  regions: readonly TextRegion[],
+  image: { width: number; height: number },
+): PlateCandidate[] {
+  const boxes = regions.map((region) => frame(region.points));
+  const candidates: PlateCandidate[] = [];
+  boxes.forEach((box, index) => {
+    if (!plateShaped(box, image)) return;
+    const inParagraph = boxes.some(
+      (other, at) =>
+        at !== index && other.length / other.height > PLATE_SHAPE.maxAspect && stacked(box, other),
+    );
+    if (inParagraph) return;
+    const grown = {
+      ...box,
+      length: box.length + 2 * PLATE_MARGIN.along * box.height,
+      height: box.height * (1 + 2 * PLATE_MARGIN.across),
+    };
+    candidates.push({ text: corners(box), area: corners(grown), height: box.height });
+  });
+  return candidates;
+}
+
+/** `candidate` in the pixels of an image `scale` times as large. */
+export function scaledCandidate(candidate: PlateCandidate, scale: { x: number; y: number }): PlateCandidate {
+  const at = (p: Point) => ({ x: p.x * scale.x, y: p.y * scale.y });
+  return {
+    text: candidate.text.map(at),
+    area: candidate.area.map(at),
+    height: candidate.height * Math.min(scale.x, scale.y),
+  };
+}
