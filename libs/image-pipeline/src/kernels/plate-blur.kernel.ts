@@ -1,16 +1,14 @@
 import type { RawPixels } from '../workers/raw-pixels';
-
-/** A point in pixels of the image. */
-export interface KernelPoint {
-  x: number;
-  y: number;
-}
+import { fitPlate, type KernelPoint } from './plate-fit';
 
 export interface PlateBlurPayload {
   /** 1 to 4 channels; the alpha channel (of 2 or 4) is left as it is. */
   image: RawPixels;
-  /** Candidate plates: the text's box (its contrast is measured), the area that is blurred, the text height. */
-  plates: { text: KernelPoint[]; area: KernelPoint[]; height: number }[];
+  /**
+   * Candidate plates: the characters' box (corners top-left, top-right, bottom-right, bottom-left of the text;
+   * its contrast is measured, and the plate fitted around it) and the text's height.
+   */
+  plates: { text: KernelPoint[]; height: number }[];
 }
 
 export interface PlateBlurResult {
@@ -35,7 +33,8 @@ export const PLATE_MIN_CONTRAST = 60;
 export const MOSAIC_CELL = 1;
 
 /**
- * Blurs every candidate whose text contrasts like a plate's, beyond recognition: the area is averaged over
+ * Blurs every candidate whose text contrasts like a plate's, with its plate around it (plate-fit.ts), beyond
+ * recognition: the area is averaged over
  * cells of MOSAIC_CELL text heights (the information a character's strokes held is gone: many images give the
  * same averages), and the cells' means are interpolated bilinearly between their centres, so no block edge is
  * left either. Only the pixels inside the area's quadrilateral change.
@@ -43,7 +42,7 @@ export const MOSAIC_CELL = 1;
 export function plateBlurKernel({ image, plates }: PlateBlurPayload): PlateBlurResult {
   const blurred = plates.map((plate) => {
     if (contrast(image, plate.text) < PLATE_MIN_CONTRAST) return false;
-    obscure(image, plate.area, Math.max(3, Math.round(plate.height * MOSAIC_CELL)));
+    obscure(image, fitPlate(image, plate.text), Math.max(3, Math.round(plate.height * MOSAIC_CELL)));
     return true;
   });
   return { image, blurred };

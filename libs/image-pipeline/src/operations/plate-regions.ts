@@ -19,15 +19,11 @@ export const PLATE_SHAPE = {
 } as const;
 
 /**
- * How far the blurred area reaches beyond the text's box, in text heights: a plate's characters take about 0.6 to
- * 0.75 of its height and 0.75 to 0.9 of its width (EU and US layouts), so the plate's own border lies this far out.
+ * A candidate plate: its characters' box (corners top-left, top-right, bottom-right, bottom-left of the text:
+ * the plate is fitted around it on the pixels, kernels/plate-fit.ts) and the text's height.
  */
-export const PLATE_MARGIN = { across: 0.3, along: 0.35 } as const;
-
-/** A candidate plate: the text's box, the area to blur (the box grown by PLATE_MARGIN), and its text height. */
 export interface PlateCandidate {
   text: Point[];
-  area: Point[];
   height: number;
 }
 
@@ -93,15 +89,70 @@ function stacked(box: Frame, other: Frame): boolean {
 }
 
 /**
- * The regions of `regions` (in pixels of an image of `image` size) shaped and placed like a plate, each with the
- * area to blur. A region is dropped when a stacked neighbour of the same height is too long to be a plate (a
- * paragraph's short last line); two short stacked lines (a two-line motorcycle plate) are kept.
+ * Whether `a` and `b` are pieces of one line of text: about as high, in the same direction, on the same line,
+ * and at most one text height apart. The detector splits a line where its words are spaced widely (a plate's
+ * "NP 2650" comes as "NP" and "2650"; a sentence in pieces of a few words).
+ */
+function sameLine(a: Frame, b: Frame): boolean {
+  const ratio = b.height / a.height;
+  if (ratio < 0.7 || ratio > 1.4) return false;
+  if (Math.abs(a.axis.x * b.axis.y - a.axis.y * b.axis.x) > Math.sin((10 * Math.PI) / 180)) return false;
+  const dx = b.centre.x - a.centre.x;
+  const dy = b.centre.y - a.centre.y;
+  const across = Math.abs(-a.axis.y * dx + a.axis.x * dy);
+  const along = Math.abs(a.axis.x * dx + a.axis.y * dy);
+  const height = Math.max(a.height, b.height);
+  return across < 0.35 * height && along - (a.length + b.length) / 2 <= 1.0 * height;
+}
+
+/** The box around both, in the direction of the longer one. */
+function joined(a: Frame, b: Frame): Frame {
+  const main = a.length >= b.length ? a : b;
+  const { axis } = main;
+  const points = [...corners(a), ...corners(b)];
+  const along = points.map((p) => p.x * axis.x + p.y * axis.y);
+  const across = points.map((p) => -p.x * axis.y + p.y * axis.x);
+  const [u0, u1] = [Math.min(...along), Math.max(...along)];
+  const [v0, v1] = [Math.min(...across), Math.max(...across)];
+  const u = (u0 + u1) / 2;
+  const v = (v0 + v1) / 2;
+  return {
+    centre: { x: u * axis.x - v * axis.y, y: u * axis.y + v * axis.x },
+    axis,
+    length: u1 - u0,
+    // the line's height, not the spread of two slightly offset pieces
+    height: Math.max(a.height, b.height),
+  };
+}
+
+/** The detected pieces joined into lines (sameLine), until no two pieces are on one line. */
+function textLines(boxes: Frame[]): Frame[] {
+  const lines = [...boxes];
+  for (let merged = true; merged; ) {
+    merged = false;
+    for (let i = 0; i < lines.length && !merged; i++) {
+      for (let j = i + 1; j < lines.length && !merged; j++) {
+        if (!sameLine(lines[i], lines[j])) continue;
+        lines[i] = joined(lines[i], lines[j]);
+        lines.splice(j, 1);
+        merged = true;
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * The lines of text among `regions` (in pixels of an image of `image` size) shaped and placed like a plate's
+ * characters: the pieces of each line joined first. A line is dropped when a stacked neighbour of the same
+ * height is too long to be a plate (a paragraph's short last line); two short stacked lines (a two-line
+ * motorcycle plate) are kept.
  */
 export function plateCandidates(
   regions: readonly TextRegion[],
   image: { width: number; height: number },
 ): PlateCandidate[] {
-  const boxes = regions.map((region) => frame(region.points));
+  const boxes = textLines(regions.map((region) => frame(region.points)));
   const candidates: PlateCandidate[] = [];
   boxes.forEach((box, index) => {
     if (!plateShaped(box, image)) return;
@@ -110,12 +161,7 @@ export function plateCandidates(
         at !== index && other.length / other.height > PLATE_SHAPE.maxAspect && stacked(box, other),
     );
     if (inParagraph) return;
-    const grown = {
-      ...box,
-      length: box.length + 2 * PLATE_MARGIN.along * box.height,
-      height: box.height * (1 + 2 * PLATE_MARGIN.across),
-    };
-    candidates.push({ text: corners(box), area: corners(grown), height: box.height });
+    candidates.push({ text: corners(box), height: box.height });
   });
   return candidates;
 }
@@ -125,7 +171,6 @@ export function scaledCandidate(candidate: PlateCandidate, scale: { x: number; y
   const at = (p: Point) => ({ x: p.x * scale.x, y: p.y * scale.y });
   return {
     text: candidate.text.map(at),
-    area: candidate.area.map(at),
     height: candidate.height * Math.min(scale.x, scale.y),
   };
 }
