@@ -159,7 +159,9 @@ describe('privacy.blur_car_plate on the real text detector', () => {
       platePixels += plate;
       coveredPixels += covered;
       blurredPixels += all;
-      perScene.push(`${index} (${width}x${height}, ${scene.distractors.join('+')}): ${covered}/${plate} covered, ${all} blurred`);
+      perScene.push(
+        `${index} (${width}x${height}, ${scene.distractors.join('+')}): ${covered}/${plate} covered, ${all} blurred`,
+      );
       for (const [n, text] of scene.texts.entries()) {
         const own = await polygonMask([scene.plates[n]], width, height);
         let inPlate = 0;
@@ -171,7 +173,8 @@ describe('privacy.blur_car_plate on the real text detector', () => {
         if (inBoth < 0.9 * inPlate) continue;
         checkedPlates++;
         const characters = await polygonMask([text], width, height);
-        const ratio = highFrequency(after, characters, width, height) / highFrequency(before, characters, width, height);
+        const ratio =
+          highFrequency(after, characters, width, height) / highFrequency(before, characters, width, height);
         if (!(ratio < 0.02)) readable.push(`scene ${index} plate ${n}: ${ratio.toFixed(4)}`);
       }
     }
@@ -181,7 +184,54 @@ describe('privacy.blur_car_plate on the real text detector', () => {
     console.log(report);
     expect(coverage, report).toBeGreaterThanOrEqual(0.8);
     expect(precision, report).toBeGreaterThanOrEqual(0.8);
-    expect(checkedPlates).toBeGreaterThan(scenes.length);
+    // most plates are wholly blurred (the rest count in the coverage above), and none of those is readable
+    expect(checkedPlates, report).toBeGreaterThanOrEqual(
+      0.8 * scenes.reduce((sum, scene) => sum + scene.plates.length, 0),
+    );
     expect(readable, 'high-frequency energy left in blurred plates').toEqual([]);
   }, 300_000);
+
+  it('leaves an image with only other text (a line, a paragraph, a big letter) unchanged, pixel for pixel', async () => {
+    const changedScenes: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      const scene = await plateScene(index, { plates: false });
+      expect(scene.plates).toEqual([]);
+      images.put(`/plain-${index}.png`, scene.png);
+      const before = await rgbOf(scene.png);
+      const after = await rgbOf(await blurred(`/plain-${index}.png`));
+      if (!before.equals(after)) changedScenes.push(`${index} (${scene.distractors.join('+')})`);
+    }
+    // one false positive in six is tolerated (precision is measured above); more is a regression
+    expect(changedScenes.length, changedScenes.join(', ')).toBeLessThanOrEqual(1);
+  }, 120_000);
+
+  it('runs in asynchronous and batch tasks too (the same executor): the same pixels as the direct edit', async () => {
+    const direct = await rgbOf(await blurred('/1.png'));
+    const body = { operations: { privacy: { blur_car_plate: true } }, output: { format: 'png' } };
+    const async = await call(app.url, 'POST', '/v1/image/edit/async', {
+      key: app.adminKey,
+      body: { input: images.url('/1.png'), ...body },
+    });
+    expect(async.status, JSON.stringify(async.body)).toBe(200);
+    const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${async.body.data.id}`);
+    expect(task.status, JSON.stringify(task.errors)).toBe('DONE');
+    expect((await rgbOf(await fetchResult(app, task.result.output_object.tmp_url))).equals(direct)).toBe(true);
+
+    const batch = await call(app.url, 'POST', '/v1/image/edit/batch', {
+      key: app.adminKey,
+      body: { input: [images.url('/1.png'), images.url('/2.png')], ...body },
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const done = await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${batch.body.data.id}`);
+    expect(done.status, JSON.stringify(done.errors)).toBe('DONE');
+    expect(done.progress).toMatchObject({ total: 2, done: 2, failed: 0 });
+    const first = done.results.find((r: any) => r.input_object.input === images.url('/1.png'));
+    expect((await rgbOf(await fetchResult(app, first.output_object.tmp_url))).equals(direct)).toBe(true);
+  }, 120_000);
+
+  it('reports the text detector in /health/ready, loaded after use', async () => {
+    const res = await call(app.url, 'GET', '/health/ready');
+    expect(res.status).toBe(200);
+    expect(res.body.data.models['text-detection']).toBe('loaded');
+  });
 });

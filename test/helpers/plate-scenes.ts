@@ -16,7 +16,7 @@ const BACKGROUNDS = ['coffee', 'astronaut', 'chelsea', 'rocket', 'brick', 'grass
 /** DejaVu Sans Mono: every glyph advances 0.602 em; capitals and digits stand 0.73 em high. */
 const MONO_ADVANCE = 0.602;
 const CAP_HEIGHT = 0.73;
-const FONT = "font-family=\"DejaVu Sans Mono\" font-weight=\"bold\"";
+const FONT = 'font-family="DejaVu Sans Mono" font-weight="bold"';
 
 export interface Point {
   x: number;
@@ -76,13 +76,20 @@ function rectangle(width: number, height: number): Point[] {
 
 const LETTERS = 'ABCDEFGHJKLMNPRSTUVWXYZ';
 const DIGITS = '0123456789';
-const WORDS = 'the quick brown fox jumps over a lazy dog while seven wizards quietly box jolly nymphs at dawn'.split(' ');
+const WORDS = 'the quick brown fox jumps over a lazy dog while seven wizards quietly box jolly nymphs at dawn'.split(
+  ' ',
+);
 
 function registration(random: () => number, kind: 'eu' | 'us'): string {
   const pick = (set: string) => set[Math.floor(random() * set.length)];
   const many = (set: string, n: number) => Array.from({ length: n }, () => pick(set)).join('');
-  if (kind === 'us') return random() < 0.5 ? `${pick(DIGITS)}${many(LETTERS, 3)}${many(DIGITS, 3)}` : `${many(LETTERS, 3)} ${many(DIGITS, 4)}`;
-  return random() < 0.5 ? `${many(LETTERS, 2)}-${many(DIGITS, 3)}-${many(LETTERS, 2)}` : `${many(LETTERS, 2)} ${many(DIGITS, 4)}`;
+  if (kind === 'us')
+    return random() < 0.5
+      ? `${pick(DIGITS)}${many(LETTERS, 3)}${many(DIGITS, 3)}`
+      : `${many(LETTERS, 3)} ${many(DIGITS, 4)}`;
+  return random() < 0.5
+    ? `${many(LETTERS, 2)}-${many(DIGITS, 3)}-${many(LETTERS, 2)}`
+    : `${many(LETTERS, 2)} ${many(DIGITS, 4)}`;
 }
 
 function sentence(random: () => number, characters: number): string {
@@ -111,8 +118,11 @@ function boundsOf(points: Point[], margin: number): Box {
 
 const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
-/** Scene `index` of the set: 1 or 2 plates and 1 to 3 texts that are not plates, over a photo. */
-export async function plateScene(index: number): Promise<PlateScene> {
+/**
+ * Scene `index` of the set: 1 or 2 plates and 1 to 3 texts that are not plates, over a photo; with `plates`
+ * false, the other texts only.
+ */
+export async function plateScene(index: number, { plates: withPlates = true } = {}): Promise<PlateScene> {
   const random = generator(1000 + index);
   const sizes = [
     [960, 720],
@@ -141,7 +151,7 @@ export async function plateScene(index: number): Promise<PlateScene> {
     return undefined;
   };
 
-  const plateCount = 1 + (random() < 0.4 ? 1 : 0);
+  const plateCount = withPlates ? 1 + (random() < 0.4 ? 1 : 0) : 0;
   for (let n = 0; n < plateCount; n++) {
     const kind = random() < 0.6 ? 'eu' : 'us';
     const plateWidth = width * (kind === 'eu' ? 0.14 + 0.14 * random() : 0.1 + 0.08 * random());
@@ -182,7 +192,7 @@ export async function plateScene(index: number): Promise<PlateScene> {
     );
   }
 
-  const distractorCount = 1 + Math.floor(random() * 3);
+  const distractorCount = withPlates ? 1 + Math.floor(random() * 3) : 3;
   for (let n = 0; n < distractorCount; n++) {
     const kind = (['line', 'paragraph', 'letter'] as const)[Math.floor(random() * 3)];
     const backed = random() < 0.5;
@@ -211,7 +221,9 @@ export async function plateScene(index: number): Promise<PlateScene> {
     distractors.push(kind);
     svg.push(`<g transform="matrix(${matrix.join(' ')})">`);
     if (backed) {
-      svg.push(`<rect x="${-blockWidth / 2}" y="${-blockHeight / 2}" width="${blockWidth}" height="${blockHeight}" fill="#f4f1e8"/>`);
+      svg.push(
+        `<rect x="${-blockWidth / 2}" y="${-blockHeight / 2}" width="${blockWidth}" height="${blockHeight}" fill="#f4f1e8"/>`,
+      );
     }
     lines.forEach((line, i) => {
       const y = -blockHeight / 2 + size * 0.25 + (i + 1) * leading - (leading - CAP_HEIGHT * size) / 2;
@@ -222,7 +234,9 @@ export async function plateScene(index: number): Promise<PlateScene> {
     svg.push('</g>');
   }
 
-  const overlay = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${svg.join('')}</svg>`);
+  const overlay = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${svg.join('')}</svg>`,
+  );
   const background = BACKGROUNDS[index % BACKGROUNDS.length];
   const png = await sharp(background)
     .resize(width, height, { fit: 'cover' })
@@ -235,7 +249,9 @@ export async function plateScene(index: number): Promise<PlateScene> {
 
 /** 1 inside any of `polygons`, else 0 (rasterised by librsvg, anti-aliased edges halved). */
 export async function polygonMask(polygons: Point[][], width: number, height: number): Promise<Uint8Array> {
-  const shapes = polygons.map((points) => `<polygon points="${points.map((p) => `${p.x},${p.y}`).join(' ')}" fill="#fff"/>`);
+  const shapes = polygons.map(
+    (points) => `<polygon points="${points.map((p) => `${p.x},${p.y}`).join(' ')}" fill="#fff"/>`,
+  );
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#000"/>${shapes.join('')}</svg>`;
   const grey = await sharp(Buffer.from(svg)).extractChannel(0).raw().toBuffer();
   return Uint8Array.from(grey, (value) => (value >= 128 ? 1 : 0));

@@ -25,6 +25,14 @@ export interface PlateBlurResult {
 export const PLATE_MIN_CONTRAST = 60;
 
 /**
+ * A plate's characters stand on its surface, one colour: at least `share` of their box has that colour, and it
+ * goes on beyond the box on at least `sides` of its four sides (plate-fit.ts; an EU plate's characters nearly
+ * fill its height, so above and below them there may be the border at once). Text printed over a busy picture
+ * fails one or the other.
+ */
+export const PLATE_SURFACE = { share: 0.5, sides: 2 } as const;
+
+/**
  * The cell of the mosaic, as a fraction of the text's height: each cell averages the whole height of the line and
  * more than one character (about 0.6 of the height wide), so no stroke survives. Finer mosaics of text in a known
  * font can be undone by trying candidate strings until their mosaic matches; one cell per character height
@@ -33,7 +41,8 @@ export const PLATE_MIN_CONTRAST = 60;
 export const MOSAIC_CELL = 1;
 
 /**
- * Blurs every candidate whose text contrasts like a plate's, with its plate around it (plate-fit.ts), beyond
+ * Blurs every candidate whose text contrasts like a plate's and stands on a plate-like surface, with its plate
+ * around it (plate-fit.ts), beyond
  * recognition: the area is averaged over
  * cells of MOSAIC_CELL text heights (the information a character's strokes held is gone: many images give the
  * same averages), and the cells' means are interpolated bilinearly between their centres, so no block edge is
@@ -42,7 +51,9 @@ export const MOSAIC_CELL = 1;
 export function plateBlurKernel({ image, plates }: PlateBlurPayload): PlateBlurResult {
   const blurred = plates.map((plate) => {
     if (contrast(image, plate.text) < PLATE_MIN_CONTRAST) return false;
-    obscure(image, fitPlate(image, plate.text), Math.max(3, Math.round(plate.height * MOSAIC_CELL)));
+    const fit = fitPlate(image, plate.text);
+    if (fit.surfaceSides < PLATE_SURFACE.sides || fit.surfaceShare < PLATE_SURFACE.share) return false;
+    obscure(image, fit.quad, Math.max(3, Math.round(plate.height * MOSAIC_CELL)));
     return true;
   });
   return { image, blurred };

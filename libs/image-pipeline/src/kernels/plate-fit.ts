@@ -53,8 +53,11 @@ function sample(image: RawPixels, x: number, y: number): number {
   return (py * width + px) * channels;
 }
 
-/** The plate surface's colour: the mean of the text box's brighter or darker half, whichever is the background. */
-function surfaceColour(image: RawPixels, frame: Frame): number[] | undefined {
+/**
+ * The plate surface's colour: the mean of the text box's brighter or darker 40%, whichever is the background;
+ * and the share of the box's samples that have that colour (a plate's surface is one colour: most of its box).
+ */
+function surfaceColour(image: RawPixels, frame: Frame): { colour: number[]; share: number } | undefined {
   const { data, channels } = image;
   if (channels < 3) return undefined;
   const samples: number[][] = [];
@@ -62,7 +65,11 @@ function surfaceColour(image: RawPixels, frame: Frame): number[] | undefined {
     for (let j = 0; j <= 8; j++) {
       const a = (i / 24 - 0.5) * frame.length;
       const b = (j / 8 - 0.5) * frame.height;
-      const at = sample(image, frame.centre.x + a * frame.u.x + b * frame.v.x, frame.centre.y + a * frame.u.y + b * frame.v.y);
+      const at = sample(
+        image,
+        frame.centre.x + a * frame.u.x + b * frame.v.x,
+        frame.centre.y + a * frame.u.y + b * frame.v.y,
+      );
       samples.push([data[at], data[at + 1], data[at + 2]]);
     }
   }
@@ -73,7 +80,11 @@ function surfaceColour(image: RawPixels, frame: Frame): number[] | undefined {
   const lightSurface = luma(samples[samples.length >> 1]) > (luma(samples[0]) + luma(samples[samples.length - 1])) / 2;
   const share = Math.floor(samples.length * 0.4);
   const surface = lightSurface ? samples.slice(samples.length - share) : samples.slice(0, share);
-  return [0, 1, 2].map((c) => surface.reduce((sum, s) => sum + s[c], 0) / surface.length);
+  const colour = [0, 1, 2].map((c) => surface.reduce((sum, s) => sum + s[c], 0) / surface.length);
+  const near = samples.filter(
+    (s) => Math.hypot(s[0] - colour[0], s[1] - colour[1], s[2] - colour[2]) <= SURFACE_DISTANCE,
+  );
+  return { colour, share: near.length / samples.length };
 }
 
 /**
@@ -115,23 +126,41 @@ function reach(
   return last;
 }
 
+/** The plate fitted around a line of characters, and how much of a plate's surface was found around them. */
+export interface PlateFit {
+  quad: KernelPoint[];
+  surfaceSides: number;
+  /** The share of the characters' box that has the surface's colour (0 for a grey image). */
+  surfaceShare: number;
+}
+
 /**
  * The plate around a line of characters (its box `text`, corners as plate-regions.ts gives them): from each of
  * the box's four edges outwards, as far as the plate's surface colour goes, plus its border (BORDER text heights),
- * at most PLATE_REACH; an edge with no surface beyond it (text on a wall, a car's body) takes the fallback margin.
- * Answers the plate's quadrilateral.
+ * at most PLATE_REACH; an edge with no surface beyond it takes the fallback margin. Text printed straight onto a
+ * busy picture has no surface around it on most sides; a plate has one on all four.
  */
-export function fitPlate(image: RawPixels, text: readonly KernelPoint[]): KernelPoint[] {
+export function fitPlate(image: RawPixels, text: readonly KernelPoint[]): PlateFit {
   const frame = frameOf(text);
   const { centre, u, v, length, height } = frame;
   const surface = surfaceColour(image, frame);
   const step = Math.max(1, height / 30);
   const grace = 0.15 * height;
-  const side = (normal: KernelPoint, tangent: KernelPoint, half: number, span: number, limit: number, fallback: number) => {
+  let surfaceSides = 0;
+  const side = (
+    normal: KernelPoint,
+    tangent: KernelPoint,
+    half: number,
+    span: number,
+    limit: number,
+    fallback: number,
+  ) => {
     if (!surface) return fallback;
     const start = { x: centre.x + normal.x * half, y: centre.y + normal.y * half };
-    const found = reach(image, start, normal, tangent, span, limit, surface, step, grace);
-    return found === undefined ? fallback : Math.min(limit, found + BORDER * height);
+    const found = reach(image, start, normal, tangent, span, limit, surface.colour, step, grace);
+    if (found === undefined) return fallback;
+    surfaceSides++;
+    return Math.min(limit, found + BORDER * height);
   };
   const neg = (p: KernelPoint) => ({ x: -p.x, y: -p.y });
   const { across, along, fallback } = PLATE_REACH;
@@ -143,10 +172,11 @@ export function fitPlate(image: RawPixels, text: readonly KernelPoint[]): Kernel
     x: centre.x + a * u.x + b * v.x,
     y: centre.y + a * u.y + b * v.y,
   });
-  return [
+  const quad = [
     at(-length / 2 - left, -height / 2 - top),
     at(length / 2 + right, -height / 2 - top),
     at(length / 2 + right, height / 2 + bottom),
     at(-length / 2 - left, height / 2 + bottom),
   ];
+  return { quad, surfaceSides, surfaceShare: surface?.share ?? 0 };
 }

@@ -73,12 +73,13 @@ function plateShaped(box: Frame, image: { width: number; height: number }): bool
 }
 
 /**
- * Whether `other` is a line of the same text block as `box`: about as high, right above or below it (a gap of at
- * most one line), and overlapping it sideways.
+ * Whether `other` is a line of the same text block as `box`: of a like height (a US plate's state name, a third
+ * of its characters' height, is not), right above or below it (a gap of at most one line), overlapping it sideways.
  */
 function stacked(box: Frame, other: Frame): boolean {
+  // a piece of a line may hold lower-case letters only: its box is then about half as high as a full line's
   const ratio = other.height / box.height;
-  if (ratio < 0.75 || ratio > 1.33) return false;
+  if (ratio < 0.55 || ratio > 1.8) return false;
   const dx = other.centre.x - box.centre.x;
   const dy = other.centre.y - box.centre.y;
   // offsets across and along the box's text direction
@@ -95,14 +96,14 @@ function stacked(box: Frame, other: Frame): boolean {
  */
 function sameLine(a: Frame, b: Frame): boolean {
   const ratio = b.height / a.height;
-  if (ratio < 0.7 || ratio > 1.4) return false;
+  if (ratio < 0.6 || ratio > 1.67) return false;
   if (Math.abs(a.axis.x * b.axis.y - a.axis.y * b.axis.x) > Math.sin((10 * Math.PI) / 180)) return false;
   const dx = b.centre.x - a.centre.x;
   const dy = b.centre.y - a.centre.y;
   const across = Math.abs(-a.axis.y * dx + a.axis.x * dy);
   const along = Math.abs(a.axis.x * dx + a.axis.y * dy);
   const height = Math.max(a.height, b.height);
-  return across < 0.35 * height && along - (a.length + b.length) / 2 <= 1.0 * height;
+  return across < 0.4 * height && along - (a.length + b.length) / 2 <= 1.0 * height;
 }
 
 /** The box around both, in the direction of the longer one. */
@@ -128,7 +129,7 @@ function joined(a: Frame, b: Frame): Frame {
 /** The detected pieces joined into lines (sameLine), until no two pieces are on one line. */
 function textLines(boxes: Frame[]): Frame[] {
   const lines = [...boxes];
-  for (let merged = true; merged; ) {
+  for (let merged = true; merged;) {
     merged = false;
     for (let i = 0; i < lines.length && !merged; i++) {
       for (let j = i + 1; j < lines.length && !merged; j++) {
@@ -157,8 +158,7 @@ export function plateCandidates(
   boxes.forEach((box, index) => {
     if (!plateShaped(box, image)) return;
     const inParagraph = boxes.some(
-      (other, at) =>
-        at !== index && other.length / other.height > PLATE_SHAPE.maxAspect && stacked(box, other),
+      (other, at) => at !== index && other.length / other.height > PLATE_SHAPE.maxAspect && stacked(box, other),
     );
     if (inParagraph) return;
     candidates.push({ text: corners(box), height: box.height });

@@ -61,7 +61,9 @@ export class PpOcrTextDetector extends TextDetector {
 
   async detect(rgb: RawImage): Promise<TextRegion[]> {
     if (rgb.channels !== 3 || rgb.data.length !== rgb.width * rgb.height * 3) {
-      throw new RangeError(`text detection needs 3-channel pixels, got ${rgb.channels}-channel ${rgb.width}x${rgb.height}`);
+      throw new RangeError(
+        `text detection needs 3-channel pixels, got ${rgb.channels}-channel ${rgb.width}x${rgb.height}`,
+      );
     }
     const boxes = await this.runner.run<DbBox[]>({
       job: 'detect-text',
