@@ -135,6 +135,7 @@ describe('loadConfig', () => {
       queueLimit: 8,
       executionProvider: 'cpu',
       segmentation: { profile: 'u2net', file: undefined },
+      textDetection: { maxSide: 960, file: undefined },
     });
     const sha256 = 'ab'.repeat(32);
     const named = loadConfig({
@@ -144,12 +145,16 @@ describe('loadConfig', () => {
       SEGMENTATION_MODEL: 'models/isnet.onnx',
       SEGMENTATION_MODEL_SHA256: sha256.toUpperCase(),
       SEGMENTATION_PROFILE: 'isnet',
+      TEXT_DETECTION_MAX_SIDE: '1280',
+      TEXT_DETECTION_MODEL: 'models/det.onnx',
+      TEXT_DETECTION_MODEL_SHA256: sha256,
     });
     expect(named.vision).toEqual({
       threads: 2,
       queueLimit: 0,
       executionProvider: 'cuda',
       segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
+      textDetection: { maxSide: 1280, file: { path: resolve('models/det.onnx'), sha256 } },
     });
   });
 
@@ -163,6 +168,15 @@ describe('loadConfig', () => {
     [{ SEGMENTATION_PROFILE: 'modnet' }, 'SEGMENTATION_PROFILE: must be one of u2net, isnet, birefnet'],
     [{ VISION_EXECUTION_PROVIDER: 'tpu' }, 'VISION_EXECUTION_PROVIDER: must be one of cpu, cuda'],
     [{ VISION_THREADS: '0' }, 'VISION_THREADS: must be an integer from 1 to 64'],
+    [
+      { TEXT_DETECTION_MODEL: 'd.onnx' },
+      'TEXT_DETECTION_MODEL_SHA256: TEXT_DETECTION_MODEL and TEXT_DETECTION_MODEL_SHA256 go',
+    ],
+    [
+      { TEXT_DETECTION_MODEL: 'd.onnx', TEXT_DETECTION_MODEL_SHA256: 'x' },
+      'TEXT_DETECTION_MODEL_SHA256: must be 64 hex',
+    ],
+    [{ TEXT_DETECTION_MAX_SIDE: '100' }, 'TEXT_DETECTION_MAX_SIDE: must be an integer from 320 to 4096'],
   ])('refuses the vision setting %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

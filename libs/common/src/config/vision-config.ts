@@ -30,6 +30,8 @@ export interface VisionConfig {
   textDetection: {
     /** The longest side at which text is detected (PP-OCRv4 detection; docs/models.md, "Text regions"). */
     maxSide: number;
+    /** Undefined: the PP-OCRv4 detection file that ships with the service (docs/models.md). */
+    file?: ModelFileOverride;
   };
 }
 
@@ -53,6 +55,22 @@ export function readVision(read: Reader): VisionConfig {
     queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
     segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
-    textDetection: { maxSide: read.integer('TEXT_DETECTION_MAX_SIDE', 1280, 320, 4096) },
+    textDetection: {
+      maxSide: read.integer('TEXT_DETECTION_MAX_SIDE', 960, 320, 4096),
+      file: readModelFile(read, 'TEXT_DETECTION_MODEL'),
+    },
   };
+}
+
+/** `<name>` (a path) with `<name>_SHA256` (its checksum): both or neither. */
+function readModelFile(read: Reader, name: string): ModelFileOverride | undefined {
+  const path = read.string(name);
+  const sha256 = read.string(`${name}_SHA256`)?.toLowerCase();
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
+    read.problem(`${name}_SHA256`, `must be 64 hex digits (the SHA-256 of ${name})`);
+  }
+  if ((path === undefined) !== (sha256 === undefined)) {
+    read.problem(`${name}_SHA256`, `${name} and ${name}_SHA256 go together`);
+  }
+  return path && sha256 ? { path: resolve(path), sha256 } : undefined;
 }

@@ -18,7 +18,10 @@ export const SHIPPED_TEXT_DETECTION_MODEL = {
   sha256: '30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff',
 } as const;
 
-export function textDetectionModelFile(): ModelFile {
+/** The configured model file: TEXT_DETECTION_MODEL with its checksum, else the shipped PP-OCRv4 detector. */
+export function textDetectionModelFile(config: AppConfig): ModelFile {
+  const named = config.vision.textDetection.file;
+  if (named) return named;
   const { entry, file, sha256 } = SHIPPED_TEXT_DETECTION_MODEL;
   let path: string;
   try {
@@ -29,7 +32,10 @@ export function textDetectionModelFile(): ModelFile {
   return { path, sha256 };
 }
 
-/** PP-OCRv4 text detection on ONNX Runtime, on its own worker thread: the pipeline's TextDetector port. */
+/**
+ * PP-OCRv4 text detection on ONNX Runtime, on its own worker thread: the pipeline's TextDetector port. Any DB
+ * detector with PaddleOCR's input and a one-channel probability map as first output can replace the file.
+ */
 export class PpOcrTextDetector extends TextDetector {
   constructor(
     readonly runner: ModelRunner<OnnxJob>,
@@ -39,7 +45,7 @@ export class PpOcrTextDetector extends TextDetector {
   }
 
   static fromConfig(config: AppConfig): PpOcrTextDetector {
-    const file = textDetectionModelFile();
+    const file = textDetectionModelFile(config);
     const { maxSide } = config.vision.textDetection;
     const runner = new ModelRunner<OnnxJob>({
       name: 'text-detection',
