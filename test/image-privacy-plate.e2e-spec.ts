@@ -22,7 +22,7 @@ import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-const SCENES = 20;
+const SCENES = Number(process.env.PLATE_SCENES ?? 20);
 /** A pixel changed when one of its channels moved by more than this (the blur moves characters' pixels far). */
 const CHANGED = 4;
 
@@ -201,6 +201,7 @@ describe('privacy.blur_car_plate on the real text detector', () => {
       const after = await rgbOf(await blurred(`/plain-${index}.png`));
       if (!before.equals(after)) changedScenes.push(`${index} (${scene.distractors.join('+')})`);
     }
+    console.log(`scenes without plates changed: ${changedScenes.length} of 6 ${changedScenes.join(', ')}`);
     // one false positive in six is tolerated (precision is measured above); more is a regression
     expect(changedScenes.length, changedScenes.join(', ')).toBeLessThanOrEqual(1);
   }, 120_000);

@@ -30,7 +30,7 @@ export const PLATE_MIN_CONTRAST = 60;
  * fill its height, so above and below them there may be the border at once). Text printed over a busy picture
  * fails one or the other.
  */
-export const PLATE_SURFACE = { share: 0.5, sides: 2 } as const;
+export const PLATE_SURFACE = { share: 0.4, sides: 2 } as const;
 
 /**
  * The cell of the mosaic, as a fraction of the text's height: each cell averages the whole height of the line and

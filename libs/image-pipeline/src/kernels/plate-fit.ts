@@ -90,8 +90,9 @@ function surfaceColour(image: RawPixels, frame: Frame): { colour: number[]; shar
 /**
  * How far the surface of colour `surface` reaches from the text box's edge in direction `normal` (one of ±u, ±v),
  * in pixels: lines parallel to that edge, spanning `span` (the edge's length) less its ends, are sampled outwards
- * in steps; the reach ends at the last line of surface colour before one that is not (after the first `grace`,
- * where characters may still touch the line). Undefined when the first lines are not surface: no plate around.
+ * in steps from `inset` inside the edge; the reach ends at the last line of surface colour before one that is not
+ * (after the first `grace`, where characters may still touch the line). Undefined when the first lines are not
+ * surface: no plate around.
  */
 function reach(
   image: RawPixels,
@@ -103,10 +104,13 @@ function reach(
   surface: number[],
   step: number,
   grace: number,
+  inset: number,
 ): number | undefined {
   const { data } = image;
   let last: number | undefined;
-  for (let d = 0; d <= limit; d += step) {
+  // from just inside the box: the detector's box already reaches onto the surface around the characters, and an
+  // EU plate's characters fill it so that its border may lie right at the box's edge
+  for (let d = -inset; d <= limit; d += step) {
     let match = 0;
     let total = 0;
     for (let k = 0; k <= 16; k++) {
@@ -157,10 +161,10 @@ export function fitPlate(image: RawPixels, text: readonly KernelPoint[]): PlateF
   ) => {
     if (!surface) return fallback;
     const start = { x: centre.x + normal.x * half, y: centre.y + normal.y * half };
-    const found = reach(image, start, normal, tangent, span, limit, surface.colour, step, grace);
+    const found = reach(image, start, normal, tangent, span, limit, surface.colour, step, grace, 0.1 * height);
     if (found === undefined) return fallback;
     surfaceSides++;
-    return Math.min(limit, found + BORDER * height);
+    return Math.min(limit, Math.max(0, found) + BORDER * height);
   };
   const neg = (p: KernelPoint) => ({ x: -p.x, y: -p.y });
   const { across, along, fallback } = PLATE_REACH;
