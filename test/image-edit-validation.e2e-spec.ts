@@ -21,10 +21,12 @@ beforeAll(async () => {
   app = await startTestApp({
     FETCH_ALLOW_HOSTS: '127.0.0.1',
     MAX_INPUT_PIXELS: '20000000',
-    // a deployment without the segmentation model's file: every operation that needs a model answers 501 here,
-    // except identity_crop, whose face models ship with no setting to leave them out (its own spec)
+    // a deployment without the segmentation and text models' files: every operation that needs one answers 501
+    // here; identity_crop's face models ship with no setting to leave them out (its own spec)
     SEGMENTATION_MODEL: '/nonexistent/segmentation.onnx',
     SEGMENTATION_MODEL_SHA256: '0'.repeat(64),
+    TEXT_DETECTION_MODEL: '/nonexistent/text-detection.onnx',
+    TEXT_DETECTION_MODEL_SHA256: '0'.repeat(64),
   });
   photo = await quadrantsImage({ format: 'jpeg', width: 400, height: 300 });
 });

@@ -13,6 +13,7 @@ import type {
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
 import { planIdentityCrop } from './privacy-plan';
+import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
@@ -191,6 +192,8 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     plan.identityCrop = identityCrop;
     size = { width: size.width, height: size.height - identityCrop.top };
   }
+  const plates = planPlateBlur(request.operations.privacy);
+  if (plates) plan.blurPlates = plates;
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
   if (removal) plan.removeBackground = removal;

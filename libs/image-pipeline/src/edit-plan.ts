@@ -111,8 +111,16 @@ export interface IdentityCropPlan {
   top: number;
 }
 
+/**
+ * Car plate blur (`privacy.blur_car_plate`): text regions shaped like a plate's, blurred with their plate around
+ * them (operations/plate-blur.operation.ts). It has no settings: present means on.
+ */
+export type PlateBlurPlan = Record<string, never>;
+
 export interface EditPlan {
   identityCrop?: IdentityCropPlan;
+  /** Privacy: car plates blurred (after the identity crop, before any restoration). */
+  blurPlates?: PlateBlurPlan;
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
   removeBackground?: RemoveBackgroundPlan;

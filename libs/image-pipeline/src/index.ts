@@ -9,3 +9,4 @@ export * from './workers/raw-pixels';
 export * from './memory-estimate';
 export * from './ports/segmenter.port';
 export * from './ports/face-detector.port';
+export * from './ports/text-detector.port';

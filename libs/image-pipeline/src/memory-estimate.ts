@@ -65,7 +65,13 @@ function backgroundBytes(probe: EstimatedProbe, plan: EditPlan, frame: number): 
 /** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
 function materialises(plan: EditPlan): boolean {
   return Boolean(
-    plan.decompress || plan.removeBackground || plan.blurBackground || plan.flatten || plan.padding || plan.adjust,
+    plan.blurPlates ||
+    plan.decompress ||
+    plan.removeBackground ||
+    plan.blurBackground ||
+    plan.flatten ||
+    plan.padding ||
+    plan.adjust,
   );
 }
 

@@ -6,6 +6,7 @@ import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
 import { identityCropStep } from './operations/identity-crop.operation';
 import { paddingStep } from './operations/padding.operation';
+import { blurPlatesStep } from './operations/plate-blur.operation';
 import { planned, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
 import { decompressStep } from './operations/restore.operation';
@@ -21,7 +22,7 @@ import type { StageImage } from './operations/stage';
 export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   decodeStep,
   identityCropStep,
-  planned('car plate blur', 'privacy'),
+  blurPlatesStep,
   decompressStep,
   planned('polish', 'restorations'),
   removeBackgroundStep,

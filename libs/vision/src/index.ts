@@ -7,3 +7,4 @@ export * from './segmentation/segmentation.model';
 export * from './segmentation/segmentation-profiles';
 export * from './faces/face-detector.model';
 export * from './faces/face-session';
+export * from './text/text-detection.model';

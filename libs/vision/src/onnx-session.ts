@@ -19,5 +19,17 @@ export interface SegmentJob {
   profile: SegmentationProfile;
 }
 
+/**
+ * Text detection (a DB detector such as PP-OCRv4's) of 8-bit RGB of any size: the worker scales it to at most
+ * `maxSide` in multiples of 32 and answers the text boxes in `rgb`'s pixels (text/db-boxes.ts: DbBox[]).
+ */
+export interface DetectTextJob {
+  job: 'detect-text';
+  rgb: Uint8Array;
+  width: number;
+  height: number;
+  maxSide: number;
+}
+
 /** The jobs an ONNX model's worker runs; each model's class sends only its own kind. */
-export type OnnxJob = SegmentJob;
+export type OnnxJob = SegmentJob | DetectTextJob;

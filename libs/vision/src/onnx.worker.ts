@@ -1,6 +1,8 @@
 import * as ort from 'onnxruntime-node';
 import { toInputTensor, toMask } from './segmentation/salient-map';
-import type { OnnxJob, OnnxSession, SegmentJob } from './onnx-session';
+import type { DetectTextJob, OnnxJob, OnnxSession, SegmentJob } from './onnx-session';
+import { dbBoxes, type DbBox } from './text/db-boxes';
+import { detectorSize, toDetectorTensor } from './text/db-input';
 
 /**
  * The worker thread of one ONNX model (model-runner.ts): it owns the ONNX Runtime session, because onnxruntime-node
@@ -42,8 +44,25 @@ async function segment(model: ort.InferenceSession, { rgb, profile }: SegmentJob
   return toMask(map.data as Float32Array, profile);
 }
 
+async function detectText(model: ort.InferenceSession, job: DetectTextJob): Promise<DbBox[]> {
+  const { rgb, width, height } = job;
+  const size = detectorSize(width, height, job.maxSide);
+  const input = new ort.Tensor('float32', toDetectorTensor(rgb, width, height, size), [1, 3, size.height, size.width]);
+  const outputs = await model.run({ [model.inputNames[0]]: input });
+  const map = outputs[model.outputNames[0]];
+  if (map.data.length !== size.width * size.height) {
+    throw new Error(`the model's output has ${map.data.length} values, not ${size.width}x${size.height}`);
+  }
+  return dbBoxes(map.data as Float32Array, size.width, size.height, { width, height });
+}
+
 /** Piscina's entry: runs one job on the task's model, loading its session on first use. */
-export default async function run(task: OnnxTask): Promise<Uint8Array> {
+export default async function run(task: OnnxTask): Promise<Uint8Array | DbBox[]> {
   const model = await session(task.session);
-  return segment(model, task);
+  switch (task.job) {
+    case 'segment':
+      return segment(model, task);
+    case 'detect-text':
+      return detectText(model, task);
+  }
 }

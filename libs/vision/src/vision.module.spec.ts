@@ -2,9 +2,10 @@ import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/common';
 import { MODEL_CAPABILITIES, ModelCapabilities } from '@app/editing';
-import { FaceDetector, Segmenter } from '@app/image-pipeline';
+import { FaceDetector, Segmenter, TextDetector } from '@app/image-pipeline';
 import { FaceApiDetector } from './faces/face-detector.model';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { PpOcrTextDetector } from './text/text-detection.model';
 import { VisionCapabilities } from './vision-capabilities';
 import { VisionModule } from './vision.module';
 
@@ -17,20 +18,23 @@ async function visionModule(env: Record<string, string> = {}) {
 }
 
 describe('VisionModule', () => {
-  it('provides the ports: segmentation and face detection installed (the shipped files verified at start), not loaded yet', async () => {
+  it('provides the ports: segmentation, face and text detection installed (the shipped files verified at start), not loaded yet', async () => {
     const module = await visionModule();
     const capabilities = module.get(ModelCapabilities);
     expect(capabilities).toBeInstanceOf(VisionCapabilities);
     expect(MODEL_CAPABILITIES.filter((capability) => capabilities.available(capability))).toEqual([
       'segmentation',
       'face-detection',
+      'text-detection',
     ]);
     expect(module.get(VisionCapabilities).models()).toEqual({
       segmentation: 'not_loaded',
       'face-detection': 'not_loaded',
+      'text-detection': 'not_loaded',
     });
     expect(module.get(Segmenter)).toBeInstanceOf(U2NetSegmenter);
     expect(module.get(FaceDetector)).toBeInstanceOf(FaceApiDetector);
+    expect(module.get(TextDetector)).toBeInstanceOf(PpOcrTextDetector);
     await module.close();
   });
 
@@ -41,7 +45,11 @@ describe('VisionModule', () => {
     });
     const capabilities = module.get(VisionCapabilities);
     expect(capabilities.available('segmentation')).toBe(false);
-    expect(capabilities.models()).toEqual({ segmentation: 'not_installed', 'face-detection': 'not_loaded' });
+    expect(capabilities.models()).toEqual({
+      segmentation: 'not_installed',
+      'face-detection': 'not_loaded',
+      'text-detection': 'not_loaded',
+    });
     await module.close();
   });
 });

@@ -136,6 +136,7 @@ describe('loadConfig', () => {
       executionProvider: 'cpu',
       segmentation: { profile: 'u2net', file: undefined },
       faces: { minScore: 0.5 },
+      textDetection: { maxSide: 960, file: undefined },
     });
     const sha256 = 'ab'.repeat(32);
     const named = loadConfig({
@@ -146,6 +147,9 @@ describe('loadConfig', () => {
       SEGMENTATION_MODEL_SHA256: sha256.toUpperCase(),
       SEGMENTATION_PROFILE: 'isnet',
       FACE_MIN_SCORE: '35',
+      TEXT_DETECTION_MAX_SIDE: '1280',
+      TEXT_DETECTION_MODEL: 'models/det.onnx',
+      TEXT_DETECTION_MODEL_SHA256: sha256,
     });
     expect(named.vision).toEqual({
       threads: 2,
@@ -153,6 +157,7 @@ describe('loadConfig', () => {
       executionProvider: 'cuda',
       segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
       faces: { minScore: 0.35 },
+      textDetection: { maxSide: 1280, file: { path: resolve('models/det.onnx'), sha256 } },
     });
   });
 
@@ -167,6 +172,15 @@ describe('loadConfig', () => {
     [{ VISION_EXECUTION_PROVIDER: 'tpu' }, 'VISION_EXECUTION_PROVIDER: must be one of cpu, cuda'],
     [{ VISION_THREADS: '0' }, 'VISION_THREADS: must be an integer from 1 to 64'],
     [{ FACE_MIN_SCORE: '0.5' }, 'FACE_MIN_SCORE: must be an integer from 1 to 99'],
+    [
+      { TEXT_DETECTION_MODEL: 'd.onnx' },
+      'TEXT_DETECTION_MODEL_SHA256: TEXT_DETECTION_MODEL and TEXT_DETECTION_MODEL_SHA256 go',
+    ],
+    [
+      { TEXT_DETECTION_MODEL: 'd.onnx', TEXT_DETECTION_MODEL_SHA256: 'x' },
+      'TEXT_DETECTION_MODEL_SHA256: must be 64 hex',
+    ],
+    [{ TEXT_DETECTION_MAX_SIDE: '100' }, 'TEXT_DETECTION_MAX_SIDE: must be an integer from 320 to 4096'],
   ])('refuses the vision setting %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -31,20 +31,19 @@ export interface VisionConfig {
     /** Faces the detector scores below this (0..1) are not reported. */
     minScore: number;
   };
+  textDetection: {
+    /** The longest side at which text is detected (PP-OCRv4 detection; docs/models.md, "Text regions"). */
+    maxSide: number;
+    /** Undefined: the PP-OCRv4 detection file that ships with the service (docs/models.md). */
+    file?: ModelFileOverride;
+  };
 }
 
 /** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
 export function readVision(read: Reader): VisionConfig {
-  const path = read.string('SEGMENTATION_MODEL');
-  const sha256 = read.string('SEGMENTATION_MODEL_SHA256')?.toLowerCase();
-  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
-    read.problem('SEGMENTATION_MODEL_SHA256', 'must be 64 hex digits (the SHA-256 of SEGMENTATION_MODEL)');
-  }
-  if ((path === undefined) !== (sha256 === undefined)) {
-    read.problem('SEGMENTATION_MODEL_SHA256', 'SEGMENTATION_MODEL and SEGMENTATION_MODEL_SHA256 go together');
-  }
+  const segmentationFile = readModelFile(read, 'SEGMENTATION_MODEL');
   const profile = read.oneOf('SEGMENTATION_PROFILE', SEGMENTATION_PROFILES, 'u2net');
-  if (profile !== 'u2net' && path === undefined) {
+  if (profile !== 'u2net' && read.string('SEGMENTATION_MODEL') === undefined) {
     read.problem('SEGMENTATION_PROFILE', `"${profile}" needs SEGMENTATION_MODEL: the shipped model is U2-Netp`);
   }
   return {
@@ -52,7 +51,24 @@ export function readVision(read: Reader): VisionConfig {
     threads: read.integer('VISION_THREADS', 1, 1, 64),
     queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
-    segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+    segmentation: { profile, file: segmentationFile },
     faces: { minScore: read.integer('FACE_MIN_SCORE', 50, 1, 99) / 100 },
+    textDetection: {
+      maxSide: read.integer('TEXT_DETECTION_MAX_SIDE', 960, 320, 4096),
+      file: readModelFile(read, 'TEXT_DETECTION_MODEL'),
+    },
   };
+}
+
+/** `<name>` (a path) with `<name>_SHA256` (its checksum): both or neither. */
+function readModelFile(read: Reader, name: string): ModelFileOverride | undefined {
+  const path = read.string(name);
+  const sha256 = read.string(`${name}_SHA256`)?.toLowerCase();
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
+    read.problem(`${name}_SHA256`, `must be 64 hex digits (the SHA-256 of ${name})`);
+  }
+  if ((path === undefined) !== (sha256 === undefined)) {
+    read.problem(`${name}_SHA256`, `${name} and ${name}_SHA256 go together`);
+  }
+  return path && sha256 ? { path: resolve(path), sha256 } : undefined;
 }

@@ -101,7 +101,13 @@ export class AdjustmentsDto {
 }
 
 export class PrivacyDto {
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Blurs car number plates.' })
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description:
+      'Blurs car number plates beyond recognition, with the plate around them: text regions shaped like a ' +
+      "plate's characters (one short, contrasted line on a one-coloured surface). Any such text is blurred.",
+  })
   @IsOptional()
   @IsBoolean()
   blur_car_plate?: boolean;

@@ -3,6 +3,7 @@ import { decodeBmpKernel, decodeHeicKernel } from './decode.kernel';
 import { decompressKernel } from './decompress.kernel';
 import { hdrKernel } from './hdr.kernel';
 import { decontaminateKernel, matteKernel } from './matte.kernel';
+import { plateBlurKernel } from './plate-blur.kernel';
 
 /**
  * Every JavaScript pixel routine that runs in the worker threads, by name. A kernel is a pure function of
@@ -16,6 +17,7 @@ export const KERNELS = {
   matte: matteKernel,
   decontaminate: decontaminateKernel,
   'background-blur': backgroundBlurKernel,
+  'plate-blur': plateBlurKernel,
 } as const;
 
 export type Kernels = typeof KERNELS;

@@ -2,6 +2,7 @@ import type { ProfileFiles } from '../colour/profile-files';
 import type { ImageProbe } from '../decode/probe';
 import type { EditPlan } from '../edit-plan';
 import type { Segmenter } from '../ports/segmenter.port';
+import type { TextDetector } from '../ports/text-detector.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
 
@@ -37,6 +38,8 @@ export interface StepContext {
   readonly maxPixels: number;
   /** The mask source of the background steps; absent where no segmentation model is installed. */
   readonly segmenter?: Segmenter;
+  /** The text regions the plate blur reads; absent where no text detection model is installed. */
+  readonly textDetector?: TextDetector;
 }
 
 /**

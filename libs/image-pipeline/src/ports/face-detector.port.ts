@@ -1,10 +1,4 @@
-import type { RawImage } from './segmenter.port';
-
-/** A point in pixels of the image given to the detector (x right, y down, origin at the top-left corner). */
-export interface Point {
-  x: number;
-  y: number;
-}
+import type { Point, RawImage } from './segmenter.port';
 
 /**
  * One face: its box, the detector's confidence (0..1), and the 68 landmarks of the iBUG 300-W scheme, 0-based

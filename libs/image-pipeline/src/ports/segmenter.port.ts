@@ -6,6 +6,15 @@ export interface RawImage {
   channels: 1 | 3;
 }
 
+/**
+ * A point in pixels of the image given to a detector port (x right, y down, origin at the top-left corner; a
+ * detector may answer points just outside the image).
+ */
+export interface Point {
+  x: number;
+  y: number;
+}
+
 /** The contract's `background.remove.category`: what kind of object the image shows. */
 export type SegmentationCategory = 'general' | 'products' | 'cars';
 
