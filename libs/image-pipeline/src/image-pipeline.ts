@@ -7,6 +7,7 @@ import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
 import { Segmenter } from './ports/segmenter.port';
+import { SuperResolver } from './ports/super-resolver.port';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
 
@@ -29,10 +30,11 @@ export class ImagePipeline implements OnApplicationShutdown {
   private readonly profiles = new ProfileFiles();
   private readonly threads = new ThreadShare(sharp.concurrency());
 
-  /** `segmenter`: provided globally by libs/vision where a segmentation model is installed. */
+  /** `segmenter`, `superResolver`: provided globally by libs/vision where their models are installed. */
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     @Optional() @Inject(Segmenter) private readonly segmenter?: Segmenter,
+    @Optional() @Inject(SuperResolver) private readonly superResolver?: SuperResolver,
   ) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
     sharp.cache(false);
@@ -65,6 +67,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       profiles: this.profiles,
       maxPixels: this.config.maxInputPixels,
       segmenter: this.segmenter,
+      superResolver: this.superResolver,
     };
     const stage = await runSteps(context);
     const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });

@@ -8,3 +8,4 @@ export * from './workers/pixel-pool';
 export * from './workers/raw-pixels';
 export * from './memory-estimate';
 export * from './ports/segmenter.port';
+export * from './ports/super-resolver.port';

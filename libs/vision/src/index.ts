@@ -5,3 +5,5 @@ export * from './model-file';
 export * from './onnx-session';
 export * from './segmentation/segmentation.model';
 export * from './segmentation/segmentation-profiles';
+export * from './super-resolution/super-resolution.model';
+export * from './super-resolution/esrgan-models';

@@ -2,12 +2,13 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { ModelCapabilities, type ModelCapability } from '@app/editing';
 import type { ModelRunner, ModelState } from './model-runner';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { EsrganSuperResolver } from './super-resolution/super-resolution.model';
 
 /**
  * Which vision models this process runs, and their state. Each model's file is verified once, at start
  * (onModuleInit, before the app listens): a missing or wrong file is logged naming it, and the operations that
- * need the model answer 501. Verified models load at their first use. Face detection, text regions and
- * super-resolution are not installed yet; `generative` is libs/generative's to answer.
+ * need the model answer 501. Verified models load at their first use. Face detection and text regions are not
+ * installed yet; `generative` is libs/generative's to answer.
  */
 @Injectable()
 export class VisionCapabilities extends ModelCapabilities implements OnModuleInit, OnApplicationShutdown {
@@ -15,9 +16,9 @@ export class VisionCapabilities extends ModelCapabilities implements OnModuleIni
   private readonly runners: Partial<Record<ModelCapability, ModelRunner>>;
   private readonly installed = new Set<ModelCapability>();
 
-  constructor(segmenter: U2NetSegmenter) {
+  constructor(segmenter: U2NetSegmenter, superResolver: EsrganSuperResolver) {
     super();
-    this.runners = { segmentation: segmenter.runner };
+    this.runners = { segmentation: segmenter.runner, 'super-resolution': superResolver.runner };
   }
 
   async onModuleInit(): Promise<void> {

@@ -2,8 +2,9 @@ import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/common';
 import { MODEL_CAPABILITIES, ModelCapabilities } from '@app/editing';
-import { Segmenter } from '@app/image-pipeline';
+import { Segmenter, SuperResolver } from '@app/image-pipeline';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { EsrganSuperResolver } from './super-resolution/super-resolution.model';
 import { VisionCapabilities } from './vision-capabilities';
 import { VisionModule } from './vision.module';
 
@@ -16,13 +17,20 @@ async function visionModule(env: Record<string, string> = {}) {
 }
 
 describe('VisionModule', () => {
-  it('provides the ports: segmentation installed (the shipped file verified at start), not loaded yet', async () => {
+  it('provides the ports: segmentation and super-resolution installed (shipped files verified at start), not loaded yet', async () => {
     const module = await visionModule();
     const capabilities = module.get(ModelCapabilities);
     expect(capabilities).toBeInstanceOf(VisionCapabilities);
-    expect(MODEL_CAPABILITIES.filter((capability) => capabilities.available(capability))).toEqual(['segmentation']);
-    expect(module.get(VisionCapabilities).models()).toEqual({ segmentation: 'not_loaded' });
+    expect(MODEL_CAPABILITIES.filter((capability) => capabilities.available(capability))).toEqual([
+      'segmentation',
+      'super-resolution',
+    ]);
+    expect(module.get(VisionCapabilities).models()).toEqual({
+      segmentation: 'not_loaded',
+      'super-resolution': 'not_loaded',
+    });
     expect(module.get(Segmenter)).toBeInstanceOf(U2NetSegmenter);
+    expect(module.get(SuperResolver)).toBeInstanceOf(EsrganSuperResolver);
     await module.close();
   });
 
@@ -33,7 +41,7 @@ describe('VisionModule', () => {
     });
     const capabilities = module.get(VisionCapabilities);
     expect(capabilities.available('segmentation')).toBe(false);
-    expect(capabilities.models()).toEqual({ segmentation: 'not_installed' });
+    expect(capabilities.models()).toEqual({ segmentation: 'not_installed', 'super-resolution': 'not_loaded' });
     await module.close();
   });
 });

@@ -1,13 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '@app/common';
 import { ModelCapabilities } from '@app/editing';
-import { Segmenter } from '@app/image-pipeline';
+import { Segmenter, SuperResolver } from '@app/image-pipeline';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { EsrganSuperResolver } from './super-resolution/super-resolution.model';
 import { VisionCapabilities } from './vision-capabilities';
 
 /**
  * The model runners, behind the ports that their consumers declare: editing's {@link ModelCapabilities} and the
- * image pipeline's {@link Segmenter}. Global, imported once by each app (API and worker): EditingModule and the
+ * image pipeline's {@link Segmenter} and {@link SuperResolver}. Global, imported once by each app (API and worker): EditingModule and the
  * pipeline consume the ports but must not import this library, which depends on them. An app that forgets it
  * does not start (Nest cannot resolve EditExecutor). Needs the global ConfigModule (AppConfig).
  */
@@ -20,9 +21,15 @@ import { VisionCapabilities } from './vision-capabilities';
       inject: [AppConfig],
     },
     { provide: Segmenter, useExisting: U2NetSegmenter },
+    {
+      provide: EsrganSuperResolver,
+      useFactory: (config: AppConfig) => EsrganSuperResolver.fromConfig(config),
+      inject: [AppConfig],
+    },
+    { provide: SuperResolver, useExisting: EsrganSuperResolver },
     VisionCapabilities,
     { provide: ModelCapabilities, useExisting: VisionCapabilities },
   ],
-  exports: [ModelCapabilities, Segmenter, VisionCapabilities],
+  exports: [ModelCapabilities, Segmenter, SuperResolver, VisionCapabilities],
 })
 export class VisionModule {}

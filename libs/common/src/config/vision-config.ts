@@ -27,6 +27,10 @@ export interface VisionConfig {
     /** Undefined: the U2-Netp file that ships with the service (docs/models.md). */
     file?: ModelFileOverride;
   };
+  superResolution: {
+    /** Side of the square tiles the super-resolution model enlarges one at a time, in input pixels. */
+    tile: number;
+  };
 }
 
 /** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
@@ -49,5 +53,7 @@ export function readVision(read: Reader): VisionConfig {
     queueLimit: read.integer('VISION_QUEUE_LIMIT', 8, 0, 10_000),
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
     segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
+    // 192 px: the model's working memory stays near 100 MB whatever the image's size (docs/models.md)
+    superResolution: { tile: read.integer('SUPER_RESOLUTION_TILE', 192, 64, 1024) },
   };
 }

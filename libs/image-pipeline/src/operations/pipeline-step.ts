@@ -2,6 +2,7 @@ import type { ProfileFiles } from '../colour/profile-files';
 import type { ImageProbe } from '../decode/probe';
 import type { EditPlan } from '../edit-plan';
 import type { Segmenter } from '../ports/segmenter.port';
+import type { SuperResolver } from '../ports/super-resolver.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
 
@@ -31,6 +32,8 @@ export interface StepContext {
   readonly maxPixels: number;
   /** The mask source of the background steps; absent where no segmentation model is installed. */
   readonly segmenter?: Segmenter;
+  /** The model of the upscale and polish steps; absent where no super-resolution model is installed. */
+  readonly superResolver?: SuperResolver;
 }
 
 /**
