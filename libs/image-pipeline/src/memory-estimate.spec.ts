@@ -27,6 +27,24 @@ describe('estimatePixelMemory', () => {
     { name: 'an enlarged result is the frame', probe: probe('jpeg'), plan: resized(2048, 2048), mib: 32 },
     { name: 'WebP output adds the result', probe: probe('jpeg'), plan: webp, mib: 12 },
     {
+      name: 'an upscale adds the 2x network output twice',
+      probe: probe('jpeg'),
+      plan: { ...JPEG_OUT, resize: { mode: 'scale', width: 2048, height: 2048, upscale: { mode: 'photo' } } },
+      mib: 64,
+    },
+    {
+      name: 'an upscale by 2.5 runs the 3x network',
+      probe: probe('jpeg'),
+      plan: { ...JPEG_OUT, resize: { mode: 'scale', width: 2560, height: 2560, upscale: { mode: 'photo' } } },
+      mib: 50 + 72,
+    },
+    {
+      name: 'polish: the 2x network output, materialised',
+      probe: probe('jpeg'),
+      plan: { ...JPEG_OUT, polish: true },
+      mib: 48,
+    },
+    {
       name: 'padding enlarges the result',
       probe: probe('jpeg'),
       plan: { ...JPEG_OUT, padding: { top: 512, right: 0, bottom: 512, left: 0 }, paddingFill: undefined },

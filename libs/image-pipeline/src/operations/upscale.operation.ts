@@ -35,7 +35,8 @@ async function split(pixels: RawPixels): Promise<{ rgb: RawPixels; alpha?: RawPi
 /**
  * The image enlarged by the super-resolution model of `mode` (SuperResolver port) at the smallest model scale that
  * reaches `factor`: usually larger than asked, so the resize that follows makes the exact size (Lanczos). The
- * alpha channel, which the model does not see, is enlarged with Lanczos; grey stays grey. So that the model's
+ * alpha channel, which the model does not see, is enlarged with Lanczos (the stage's pixels are sRGB, grey
+ * included, as between every two stages: the encoder writes the output's colour space). So that the model's
  * output never exceeds MAX_INPUT_PIXELS, a large input is first shrunk to the size the scale fills up to it
  * (only when the asked factor is below the model's scale: the planner bounded the result itself).
  */
@@ -58,14 +59,17 @@ export async function superResolve(
       .toBuffer({ resolveWithObject: true });
     pixels = { data, width: info.width, height: info.height, channels: info.channels };
   }
-  const grey = pixels.channels <= 2;
   const { rgb, alpha } = await split(pixels);
   const enlarged = await resolver.upscale({ ...rgb, channels: 3 }, mode, factor);
   const { width, height } = enlarged;
   let image = rawImage(enlarged);
-  if (grey) image = image.toColourspace('b-w');
   if (alpha) {
-    const plane = await rawImage(alpha).resize({ width, height, fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
+    // sharp hands a resized 1-channel raw image back as 3 channels unless one is extracted
+    const plane = await rawImage(alpha)
+      .resize({ width, height, fit: 'fill', kernel: 'lanczos3' })
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
     image = image.joinChannel(plane, { raw: { width, height, channels: 1 } });
   }
   const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
