@@ -6,7 +6,6 @@
  * closer to the original than Lanczos. Fixtures: public-domain and CC0 photo crops (test/fixtures/photos,
  * LICENSES.md) and crops of the service's own drawn samples (libs/storage/samples).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
