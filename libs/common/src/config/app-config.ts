@@ -8,9 +8,11 @@ export type { ConfigProblem, Environment } from './config-reader';
 export {
   EXECUTION_PROVIDERS,
   SEGMENTATION_PROFILES,
+  SUPER_RESOLUTION_NETWORKS,
   type ExecutionProvider,
   type ModelFileOverride,
   type SegmentationProfileName,
+  type SuperResolutionNetwork,
   type VisionConfig,
 } from './vision-config';
 

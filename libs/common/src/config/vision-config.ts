@@ -8,6 +8,10 @@ export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
 export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
 
+/** Which super-resolution network the modes run: each mode's own (`auto`), or one size for all. */
+export const SUPER_RESOLUTION_NETWORKS = ['auto', 'slim', 'medium'] as const;
+export type SuperResolutionNetwork = (typeof SUPER_RESOLUTION_NETWORKS)[number];
+
 /** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
 export interface ModelFileOverride {
   /** Absolute path. */
@@ -30,6 +34,7 @@ export interface VisionConfig {
   superResolution: {
     /** Side of the square tiles the super-resolution model enlarges one at a time, in input pixels. */
     tile: number;
+    network: SuperResolutionNetwork;
   };
 }
 
@@ -54,6 +59,9 @@ export function readVision(read: Reader): VisionConfig {
     executionProvider: read.oneOf('VISION_EXECUTION_PROVIDER', EXECUTION_PROVIDERS, 'cpu'),
     segmentation: { profile, file: path && sha256 ? { path: resolve(path), sha256 } : undefined },
     // 192 px: the model's working memory stays near 100 MB whatever the image's size (docs/models.md)
-    superResolution: { tile: read.integer('SUPER_RESOLUTION_TILE', 192, 64, 1024) },
+    superResolution: {
+      tile: read.integer('SUPER_RESOLUTION_TILE', 192, 64, 1024),
+      network: read.oneOf('SUPER_RESOLUTION_NETWORK', SUPER_RESOLUTION_NETWORKS, 'auto'),
+    },
   };
 }

@@ -121,6 +121,14 @@ describe('EsrganSuperResolver (the real ESRGAN networks)', () => {
     expect(delay.percentile(99) / 1e6).toBeLessThan(50);
   });
 
+  it('runs each mode on its network, or on the one SUPER_RESOLUTION_NETWORK names for all', () => {
+    const modes = ['photo', 'smart_enhance', 'digital_art', 'faces', 'smart_resize', 'polish'] as const;
+    expect(modes.map((mode) => resolver.sizeFor(mode))).toEqual(['slim', 'medium', 'medium', 'medium', 'slim', 'slim']);
+    const slim = EsrganSuperResolver.fromConfig(loadConfig({ SUPER_RESOLUTION_NETWORK: 'slim' }));
+    expect(modes.map((mode) => slim.sizeFor(mode))).toEqual(Array(6).fill('slim'));
+    expect(() => loadConfig({ SUPER_RESOLUTION_NETWORK: 'large' })).toThrow(/SUPER_RESOLUTION_NETWORK/);
+  });
+
   it('refuses pixels that are not 3-channel', async () => {
     const grey = { data: new Uint8Array(16), width: 4, height: 4, channels: 1 as const };
     await expect(resolver.upscale(grey, 'photo', 2)).rejects.toThrow(/3-channel/);

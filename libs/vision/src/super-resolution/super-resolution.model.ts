@@ -1,7 +1,7 @@
-import { AppConfig } from '@app/common';
+import { AppConfig, type SuperResolutionNetwork } from '@app/common';
 import { SuperResolver, type RawImage, type SuperResolutionMode } from '@app/image-pipeline';
 import { ModelRunner } from '../model-runner';
-import { esrganName, esrganScale, MODE_MODEL, shippedNetworks } from './esrgan-models';
+import { esrganName, esrganScale, MODE_MODEL, shippedNetworks, type EsrganSize } from './esrgan-models';
 import { SUPER_RESOLUTION_WORKER, type SuperResolutionJob } from './super-resolution-job';
 
 /**
@@ -13,6 +13,8 @@ export class EsrganSuperResolver extends SuperResolver {
   constructor(
     readonly runner: ModelRunner<SuperResolutionJob>,
     private readonly tile: number,
+    /** `auto`: each mode's network (MODE_MODEL); else this one for every mode (SUPER_RESOLUTION_NETWORK). */
+    private readonly network: SuperResolutionNetwork = 'auto',
   ) {
     super();
   }
@@ -27,7 +29,13 @@ export class EsrganSuperResolver extends SuperResolver {
       queueLimit: config.vision.queueLimit,
       warmUp: () => ({ job: 'warm-up' }),
     });
-    return new EsrganSuperResolver(runner, config.vision.superResolution.tile);
+    const { tile, network } = config.vision.superResolution;
+    return new EsrganSuperResolver(runner, tile, network);
+  }
+
+  /** The network size `mode` runs. */
+  sizeFor(mode: SuperResolutionMode): EsrganSize {
+    return this.network === 'auto' ? MODE_MODEL[mode] : this.network;
   }
 
   scaleFor(_mode: SuperResolutionMode, factor: number): number {
@@ -45,7 +53,7 @@ export class EsrganSuperResolver extends SuperResolver {
       rgb.data.byteOffset === 0 && rgb.data.byteLength === rgb.data.buffer.byteLength ? rgb.data : rgb.data.slice();
     const job = {
       job: 'upscale' as const,
-      network: esrganName(MODE_MODEL[mode], scale),
+      network: esrganName(this.sizeFor(mode), scale),
       rgb: data,
       width,
       height,
