@@ -29,7 +29,7 @@ describe('health checks', () => {
         status: 'ok',
         checks: { database: 'ok', redis: testRedisUrl ? 'ok' : 'not_configured' },
         // verified at start, loaded at its first use: not a reason to be unready
-        models: { segmentation: 'not_loaded' },
+        models: { segmentation: 'not_loaded', 'super-resolution': 'not_loaded' },
       },
     });
   });
@@ -42,7 +42,7 @@ describe('health checks', () => {
     try {
       const res = await call(other.url, 'GET', '/health/ready');
       expect(res.status).toBe(200);
-      expect(res.body.data.models).toEqual({ segmentation: 'not_installed' });
+      expect(res.body.data.models).toEqual({ segmentation: 'not_installed', 'super-resolution': 'not_loaded' });
       expect(other.logs.join('\n')).toContain(
         'segmentation is not installed: model file /nonexistent/u2net.onnx: missing',
       );

@@ -147,6 +147,14 @@ describe('restorations.upscale on the real super-resolution networks', () => {
   });
 });
 
+describe('/health/ready after upscales', () => {
+  it('reports the super-resolution networks loaded (verified at start, loaded at their first use)', async () => {
+    const ready = await call(app.url, 'GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.models).toMatchObject({ 'super-resolution': 'loaded' });
+  });
+});
+
 describe('restorations.polish on the real super-resolution network', () => {
   it(
     'keeps the size, redraws the pixels, and stays as faithful as the soft image (within 0.25 dB PSNR)',

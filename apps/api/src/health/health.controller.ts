@@ -50,7 +50,7 @@ export class HealthController {
         data: {
           status: 'ok',
           checks: { database: 'ok', redis: 'not_configured' },
-          models: { segmentation: 'not_loaded' },
+          models: { segmentation: 'not_loaded', 'super-resolution': 'not_loaded' },
         },
       },
     },

@@ -135,6 +135,7 @@ describe('loadConfig', () => {
       queueLimit: 8,
       executionProvider: 'cpu',
       segmentation: { profile: 'u2net', file: undefined },
+      superResolution: { tile: 192, mediumMaxPixels: 100_000 },
     });
     const sha256 = 'ab'.repeat(32);
     const named = loadConfig({
@@ -144,13 +145,17 @@ describe('loadConfig', () => {
       SEGMENTATION_MODEL: 'models/isnet.onnx',
       SEGMENTATION_MODEL_SHA256: sha256.toUpperCase(),
       SEGMENTATION_PROFILE: 'isnet',
+      SUPER_RESOLUTION_TILE: '128',
+      SUPER_RESOLUTION_MEDIUM_MAX_PIXELS: '0',
     });
     expect(named.vision).toEqual({
       threads: 2,
       queueLimit: 0,
       executionProvider: 'cuda',
       segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
+      superResolution: { tile: 128, mediumMaxPixels: 0 },
     });
+    expect(() => loadConfig({ SUPER_RESOLUTION_TILE: '32' })).toThrow(/SUPER_RESOLUTION_TILE/);
   });
 
   it.each([

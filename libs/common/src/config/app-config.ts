@@ -8,11 +8,9 @@ export type { ConfigProblem, Environment } from './config-reader';
 export {
   EXECUTION_PROVIDERS,
   SEGMENTATION_PROFILES,
-  SUPER_RESOLUTION_NETWORKS,
   type ExecutionProvider,
   type ModelFileOverride,
   type SegmentationProfileName,
-  type SuperResolutionNetwork,
   type VisionConfig,
 } from './vision-config';
 

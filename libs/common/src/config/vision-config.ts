@@ -8,10 +8,6 @@ export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
 export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
 
-/** Which super-resolution network the modes run: each mode's own (`auto`), or one size for all. */
-export const SUPER_RESOLUTION_NETWORKS = ['auto', 'slim', 'medium'] as const;
-export type SuperResolutionNetwork = (typeof SUPER_RESOLUTION_NETWORKS)[number];
-
 /** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
 export interface ModelFileOverride {
   /** Absolute path. */
@@ -34,7 +30,8 @@ export interface VisionConfig {
   superResolution: {
     /** Side of the square tiles the super-resolution model enlarges one at a time, in input pixels. */
     tile: number;
-    network: SuperResolutionNetwork;
+    /** Largest input, in pixels, that the modes preferring the medium network run on it; larger ones run slim. */
+    mediumMaxPixels: number;
   };
 }
 
@@ -61,7 +58,8 @@ export function readVision(read: Reader): VisionConfig {
     // 192 px: the model's working memory stays near 100 MB whatever the image's size (docs/models.md)
     superResolution: {
       tile: read.integer('SUPER_RESOLUTION_TILE', 192, 64, 1024),
-      network: read.oneOf('SUPER_RESOLUTION_NETWORK', SUPER_RESOLUTION_NETWORKS, 'auto'),
+      // medium takes 3-5x slim's time: 30 s for a 0.25 MP 2x here (docs/models.md), too long for one request
+      mediumMaxPixels: read.integer('SUPER_RESOLUTION_MEDIUM_MAX_PIXELS', 100_000, 0, 1_000_000_000),
     },
   };
 }

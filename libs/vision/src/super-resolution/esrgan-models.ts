@@ -53,10 +53,10 @@ export const SHIPPED_ESRGAN: Readonly<Record<EsrganSize, Record<EsrganScale, rea
 export const ESRGAN_MARGIN: Readonly<Record<EsrganSize, number>> = { slim: 12, medium: 20 };
 
 /**
- * The network each mode runs, chosen by measurement (docs/benchmarks.md, "Super-resolution"): medium gains
- * 0.1-0.6 dB PSNR over slim at 2x for about 3x the time. Medium where inputs are small or quality decides
- * (small low-quality product images, drawings, faces); slim where inputs are large (phone and camera photos,
- * high-quality images with small text, polish up to 16 MP).
+ * The network each mode prefers, chosen by measurement (docs/benchmarks.md, "Super-resolution"): medium gains
+ * 0.06-0.6 dB PSNR over slim at 2x for 3-5x the time. Medium for small low-quality product images, drawings and
+ * faces; slim for phone and camera photos, high-quality images with small text, and polish (up to 16 MP). Above
+ * SUPER_RESOLUTION_MEDIUM_MAX_PIXELS of input every mode runs slim (EsrganSuperResolver.sizeFor).
  */
 export const MODE_MODEL: Readonly<Record<SuperResolutionMode, EsrganSize>> = {
   photo: 'slim',

@@ -121,12 +121,15 @@ describe('EsrganSuperResolver (the real ESRGAN networks)', () => {
     expect(delay.percentile(99) / 1e6).toBeLessThan(50);
   });
 
-  it('runs each mode on its network, or on the one SUPER_RESOLUTION_NETWORK names for all', () => {
+  it('runs each mode on its network, but slim above SUPER_RESOLUTION_MEDIUM_MAX_PIXELS', () => {
     const modes = ['photo', 'smart_enhance', 'digital_art', 'faces', 'smart_resize', 'polish'] as const;
-    expect(modes.map((mode) => resolver.sizeFor(mode))).toEqual(['slim', 'medium', 'medium', 'medium', 'slim', 'slim']);
-    const slim = EsrganSuperResolver.fromConfig(loadConfig({ SUPER_RESOLUTION_NETWORK: 'slim' }));
-    expect(modes.map((mode) => slim.sizeFor(mode))).toEqual(Array(6).fill('slim'));
-    expect(() => loadConfig({ SUPER_RESOLUTION_NETWORK: 'large' })).toThrow(/SUPER_RESOLUTION_NETWORK/);
+    const small = ['slim', 'medium', 'medium', 'medium', 'slim', 'slim'];
+    expect(modes.map((mode) => resolver.sizeFor(mode, 100_000))).toEqual(small);
+    expect(modes.map((mode) => resolver.sizeFor(mode, 100_001))).toEqual(Array(6).fill('slim'));
+    const always = EsrganSuperResolver.fromConfig(loadConfig({ SUPER_RESOLUTION_MEDIUM_MAX_PIXELS: '1000000000' }));
+    expect(modes.map((mode) => always.sizeFor(mode, 50_000_000))).toEqual(small);
+    const never = EsrganSuperResolver.fromConfig(loadConfig({ SUPER_RESOLUTION_MEDIUM_MAX_PIXELS: '0' }));
+    expect(modes.map((mode) => never.sizeFor(mode, 1))).toEqual(Array(6).fill('slim'));
   });
 
   it('refuses pixels that are not 3-channel', async () => {

@@ -1,4 +1,4 @@
-import { AppConfig, type SuperResolutionNetwork } from '@app/common';
+import { AppConfig } from '@app/common';
 import { SuperResolver, type RawImage, type SuperResolutionMode } from '@app/image-pipeline';
 import { ModelRunner } from '../model-runner';
 import { esrganName, esrganScale, MODE_MODEL, shippedNetworks, type EsrganSize } from './esrgan-models';
@@ -13,8 +13,8 @@ export class EsrganSuperResolver extends SuperResolver {
   constructor(
     readonly runner: ModelRunner<SuperResolutionJob>,
     private readonly tile: number,
-    /** `auto`: each mode's network (MODE_MODEL); else this one for every mode (SUPER_RESOLUTION_NETWORK). */
-    private readonly network: SuperResolutionNetwork = 'auto',
+    /** Largest input the modes preferring medium run it on (SUPER_RESOLUTION_MEDIUM_MAX_PIXELS); larger: slim. */
+    private readonly mediumMaxPixels = Infinity,
   ) {
     super();
   }
@@ -29,13 +29,13 @@ export class EsrganSuperResolver extends SuperResolver {
       queueLimit: config.vision.queueLimit,
       warmUp: () => ({ job: 'warm-up' }),
     });
-    const { tile, network } = config.vision.superResolution;
-    return new EsrganSuperResolver(runner, tile, network);
+    const { tile, mediumMaxPixels } = config.vision.superResolution;
+    return new EsrganSuperResolver(runner, tile, mediumMaxPixels);
   }
 
-  /** The network size `mode` runs. */
-  sizeFor(mode: SuperResolutionMode): EsrganSize {
-    return this.network === 'auto' ? MODE_MODEL[mode] : this.network;
+  /** The network `mode` runs on an input of `pixels`: the mode's own, but slim above the medium limit. */
+  sizeFor(mode: SuperResolutionMode, pixels: number): EsrganSize {
+    return pixels > this.mediumMaxPixels ? 'slim' : MODE_MODEL[mode];
   }
 
   scaleFor(_mode: SuperResolutionMode, factor: number): number {
@@ -53,7 +53,7 @@ export class EsrganSuperResolver extends SuperResolver {
       rgb.data.byteOffset === 0 && rgb.data.byteLength === rgb.data.buffer.byteLength ? rgb.data : rgb.data.slice();
     const job = {
       job: 'upscale' as const,
-      network: esrganName(this.sizeFor(mode), scale),
+      network: esrganName(this.sizeFor(mode, width * height), scale),
       rgb: data,
       width,
       height,
