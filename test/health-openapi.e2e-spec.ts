@@ -29,7 +29,12 @@ describe('health checks', () => {
         status: 'ok',
         checks: { database: 'ok', redis: testRedisUrl ? 'ok' : 'not_configured' },
         // verified at start, loaded at its first use: not a reason to be unready
-        models: { segmentation: 'not_loaded', 'face-detection': 'not_loaded', 'text-detection': 'not_loaded' },
+        models: {
+          segmentation: 'not_loaded',
+          'face-detection': 'not_loaded',
+          'text-detection': 'not_loaded',
+          'super-resolution': 'not_loaded',
+        },
       },
     });
   });
@@ -46,6 +51,7 @@ describe('health checks', () => {
         segmentation: 'not_installed',
         'face-detection': 'not_loaded',
         'text-detection': 'not_loaded',
+        'super-resolution': 'not_loaded',
       });
       expect(other.logs.join('\n')).toContain(
         'segmentation is not installed: model file /nonexistent/u2net.onnx: missing',

@@ -21,8 +21,8 @@ beforeAll(async () => {
   app = await startTestApp({
     FETCH_ALLOW_HOSTS: '127.0.0.1',
     MAX_INPUT_PIXELS: '20000000',
-    // a deployment without the segmentation and text models' files: every operation that needs one answers 501
-    // here; identity_crop's face models ship with no setting to leave them out (its own spec)
+    // a deployment without the segmentation and text models' files: the operations that need them answer 501
+    // here; the face and super-resolution models ship with no setting to leave them out (their own specs)
     SEGMENTATION_MODEL: '/nonexistent/segmentation.onnx',
     SEGMENTATION_MODEL_SHA256: '0'.repeat(64),
     TEXT_DETECTION_MODEL: '/nonexistent/text-detection.onnx',
@@ -602,15 +602,6 @@ function operationPaths(details: Record<string, unknown>): string[] {
 
 describe('501 for valid operations that need a model, naming the operation', () => {
   it.each<[string, unknown, string]>([
-    ['upscale faces', { restorations: { upscale: 'faces' } }, 'operations.restorations.upscale'],
-    ['upscale photo', { restorations: { upscale: 'photo' } }, 'operations.restorations.upscale'],
-    ['upscale smart_enhance', { restorations: { upscale: 'smart_enhance' } }, 'operations.restorations.upscale'],
-    [
-      'upscale digital_art with a size',
-      { restorations: { upscale: 'digital_art' }, resizing: { width: 800 } },
-      'operations.restorations.upscale',
-    ],
-    ['polish', { restorations: { polish: true } }, 'operations.restorations.polish'],
     ['background remove true', { background: { remove: true } }, 'operations.background.remove'],
     [
       'background remove {category: "cars", clipping: true}',
@@ -660,13 +651,17 @@ describe('501 for valid operations that need a model, naming the operation', () 
     const { url } = freshInput();
     const response = await edit({
       input: url,
-      operations: { restorations: { polish: true }, privacy: { identity_crop: true, blur_car_plate: true } },
+      operations: {
+        background: { remove: true },
+        restorations: { polish: true },
+        privacy: { identity_crop: true, blur_car_plate: true },
+      },
     });
     expect(response.status).toBe(501);
-    // identity_crop's model is installed (test/image-privacy-identity-crop.e2e-spec.ts): not named
+    // identity_crop and polish are not named: their models ship with the service and are installed here
     expect(operationPaths(response.body.error_details)).toEqual([
+      'operations.background.remove',
       'operations.privacy.blur_car_plate',
-      'operations.restorations.polish',
     ]);
   });
 
@@ -675,8 +670,18 @@ describe('501 for valid operations that need a model, naming the operation', () 
     ['remove false', { background: { remove: false } }],
     ['blur false', { background: { blur: false } }],
     ['privacy flags false', { privacy: { blur_car_plate: false, identity_crop: false } }],
-    ['upscale smart_resize', { restorations: { upscale: 'smart_resize' }, resizing: { width: 100, fit: 'bounds' } }],
   ])('does not refuse what needs no model: %s', async (_name, operations) => {
+    const { url } = freshInput();
+    const response = await edit({ input: url, operations });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  });
+
+  it.each<[string, unknown]>([
+    ['upscale smart_resize', { restorations: { upscale: 'smart_resize' }, resizing: { width: 100, fit: 'bounds' } }],
+    ['upscale faces', { restorations: { upscale: 'faces' }, resizing: { width: 100, fit: 'bounds' } }],
+    ['upscale digital_art', { restorations: { upscale: 'digital_art' }, resizing: { width: 50, height: 50 } }],
+    ['polish', { restorations: { polish: true }, resizing: { width: 100, fit: 'bounds' } }],
+  ])('runs what the installed super-resolution model serves: %s', async (_name, operations) => {
     const { url } = freshInput();
     const response = await edit({ input: url, operations });
     expect(response.status, JSON.stringify(response.body)).toBe(200);

@@ -196,6 +196,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (plates) plan.blurPlates = plates;
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
+  if (restorations?.polish) plan.polish = true;
   if (removal) plan.removeBackground = removal;
   const blur = planBlur(request.operations.background, Math.max(size.width, size.height));
   if (blur) plan.blurBackground = blur;
@@ -210,7 +211,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     checkSize('operations.padding', size, context.maxPixels, 'the padded image');
   }
   checkOutpaint(request, size);
-  const upscale = restorations?.upscale === 'smart_resize' ? { method: 'smart_resize' as const } : undefined;
+  const upscale = restorations?.upscale ? { mode: restorations.upscale } : undefined;
   const resize =
     request.operations.resizing?.fit.type === 'outpaint'
       ? undefined

@@ -45,6 +45,12 @@ function refusal(run: () => unknown): ServiceException {
 
 const OPERATIONS: [string, unknown, string, ModelCapability][] = [
   ['upscale faces', { restorations: { upscale: 'faces' } }, 'operations.restorations.upscale', 'super-resolution'],
+  [
+    'upscale smart_resize',
+    { restorations: { upscale: 'smart_resize' } },
+    'operations.restorations.upscale',
+    'super-resolution',
+  ],
   ['polish', { restorations: { polish: true } }, 'operations.restorations.polish', 'super-resolution'],
   ['background remove', { background: { remove: true } }, 'operations.background.remove', 'segmentation'],
   ['background blur', { background: { blur: true } }, 'operations.background.blur', 'segmentation'],
@@ -82,7 +88,6 @@ describe('the model capabilities port', () => {
 
   it.each<[string, unknown]>([
     ['no operations', {}],
-    ['upscale smart_resize', { restorations: { upscale: 'smart_resize' } }],
     ['polish and identity_crop false', { restorations: { polish: false }, privacy: { identity_crop: false } }],
     ['adjustments and a crop fit', { adjustments: { exposure: 10 }, resizing: { width: 200, fit: 'crop' } }],
   ])('needs no model: %s', (_name, operations) => {

@@ -83,8 +83,8 @@ export function canvasInner(size: Dimensions, box: Dimensions): Dimensions {
 }
 
 /**
- * The pipeline's resize plan. `upscale` (only `smart_resize` runs without a model) applies when the size
- * grows; asked for without a size, it enlarges 2x (CONTRACT.md).
+ * The pipeline's resize plan. `upscale` (the super-resolution model) applies when the size grows; asked for
+ * without a size, it enlarges 2x (CONTRACT.md).
  */
 export function planResize(
   request: ResizeRequest,

@@ -37,9 +37,15 @@ export type ResizePlan =
   | { mode: 'crop'; width: number; height: number; position: 'center' | 'smart'; upscale?: UpscalePlan }
   | { mode: 'canvas'; width: number; height: number; inner: { width: number; height: number }; fill: Rgba };
 
-/** The model-free upscale: high-quality interpolation with detail sharpening, used when resizing enlarges. */
+/** The contract's `restorations.upscale`: which kind of image the super-resolution model is chosen for. */
+export type UpscaleMode = 'photo' | 'smart_enhance' | 'digital_art' | 'faces' | 'smart_resize';
+
+/**
+ * Super-resolution when resizing enlarges (the SuperResolver port): the model of `mode` enlarges the image by its
+ * scale, then the resize makes the exact size (Lanczos).
+ */
 export interface UpscalePlan {
-  method: 'smart_resize';
+  mode: UpscaleMode;
 }
 
 /** Local tone mapping: 0..100 (0 is the identity); `stitching` wraps left and right edges (360 panoramas). */
@@ -123,6 +129,8 @@ export interface EditPlan {
   blurPlates?: PlateBlurPlan;
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
+  /** Detail redrawn at the same size (super-resolution, then Lanczos back to the size): `restorations.polish`. */
+  polish?: true;
   removeBackground?: RemoveBackgroundPlan;
   blurBackground?: BlurBackgroundPlan;
   /**

@@ -11,6 +11,7 @@ import type { Replan } from './operations/pipeline-step';
 import { FaceDetector, type DetectedFace } from './ports/face-detector.port';
 import { Segmenter } from './ports/segmenter.port';
 import { TextDetector } from './ports/text-detector.port';
+import { SuperResolver } from './ports/super-resolver.port';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
 
@@ -33,12 +34,16 @@ export class ImagePipeline implements OnApplicationShutdown {
   private readonly profiles = new ProfileFiles();
   private readonly threads = new ThreadShare(sharp.concurrency());
 
-  /** `segmenter`, `faces`, `textDetector`: provided globally by libs/vision where their models are installed. */
+  /**
+   * `segmenter`, `faces`, `textDetector`, `superResolver`: provided globally by libs/vision where their models
+   * are installed.
+   */
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     @Optional() @Inject(Segmenter) private readonly segmenter?: Segmenter,
     @Optional() @Inject(FaceDetector) private readonly faces?: FaceDetector,
     @Optional() @Inject(TextDetector) private readonly textDetector?: TextDetector,
+    @Optional() @Inject(SuperResolver) private readonly superResolver?: SuperResolver,
   ) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
     sharp.cache(false);
@@ -98,6 +103,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       maxPixels: this.config.maxInputPixels,
       segmenter: this.segmenter,
       textDetector: this.textDetector,
+      superResolver: this.superResolver,
     };
     const stage = await runSteps(context);
     const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });

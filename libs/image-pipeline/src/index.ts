@@ -10,3 +10,4 @@ export * from './memory-estimate';
 export * from './ports/segmenter.port';
 export * from './ports/face-detector.port';
 export * from './ports/text-detector.port';
+export * from './ports/super-resolver.port';

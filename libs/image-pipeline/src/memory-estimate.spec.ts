@@ -9,6 +9,10 @@ const resized = (width: number, height: number, plan: EditPlan = JPEG_OUT): Edit
   ...plan,
   resize: { mode: 'scale', width, height },
 });
+const upscaled = (width: number, height: number): EditPlan => ({
+  ...JPEG_OUT,
+  resize: { mode: 'scale', width, height, upscale: { mode: 'photo' } },
+});
 const adjusted: EditPlan = { ...JPEG_OUT, adjust: { exposure: 0, saturation: 0, contrast: 30, sharpness: 0 } };
 const webp: EditPlan = { encode: { format: 'webp', quality: 75, lossless: false }, colour: { space: 'auto' } };
 
@@ -26,6 +30,24 @@ describe('estimatePixelMemory', () => {
     { name: '16-bit input counts twice', probe: probe('png', 'rgb16'), plan: JPEG_OUT, mib: 16 },
     { name: 'an enlarged result is the frame', probe: probe('jpeg'), plan: resized(2048, 2048), mib: 32 },
     { name: 'WebP output adds the result', probe: probe('jpeg'), plan: webp, mib: 12 },
+    {
+      name: 'an upscale adds the 2x network output twice',
+      probe: probe('jpeg'),
+      plan: upscaled(2048, 2048),
+      mib: 64,
+    },
+    {
+      name: 'an upscale by 2.5 runs the 3x network',
+      probe: probe('jpeg'),
+      plan: upscaled(2560, 2560),
+      mib: 50 + 72,
+    },
+    {
+      name: 'polish: the 2x network output, materialised',
+      probe: probe('jpeg'),
+      plan: { ...JPEG_OUT, polish: true as const },
+      mib: 48,
+    },
     {
       name: 'padding enlarges the result',
       probe: probe('jpeg'),

@@ -12,7 +12,9 @@
  *   input copied to the thread, the decoder's own buffers, RGBA handed to sharp), about five frames;
  * - a plan that needs the whole image between stages (restorations, background, padding, adjustments) adds two
  *   frames: the raw copy, the kernel's output and the next pipeline;
- * - WebP and AVIF encoders take the whole result: one more output frame.
+ * - WebP and AVIF encoders take the whole result: one more output frame;
+ * - super-resolution (upscale, polish) holds the network's output, `scale` times the input per side (2, 3 or 4: the
+ *   smallest that reaches the factor, SuperResolver), twice (the output and the pipeline's copy), as RGBA bytes;
  * - the background steps (removal, blur) hold four frames more (the image copied to the matte's and the
  *   decontamination's worker threads, the alpha, the RGBA result and its copy back) and the matte's float planes
  *   at its working size (at most 2048 px a side), about 96 bytes a pixel. Measured: one removal of a 12 MP JPEG
@@ -52,7 +54,8 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): numb
   const frame = Math.max(inputPixels, output) * 4 * depth;
   const frames = DECODE_FRAMES[probe.format] + (materialises(plan) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
-  return Math.ceil(frame * frames + encoder + backgroundBytes(probe, plan, frame));
+  const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
+  return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame));
 }
 
 /** What the background steps hold beyond the materialised frames (see the top of this file). */
@@ -62,11 +65,20 @@ function backgroundBytes(probe: EstimatedProbe, plan: EditPlan, frame: number): 
   return BACKGROUND_FRAMES * frame + working.width * working.height * MATTE_BYTES_PER_PIXEL;
 }
 
+/** Pixels of the super-resolution network's output: polish at 2x, an upscale at the scale its factor needs. */
+function superResolved(input: number, output: number, plan: EditPlan): number {
+  const resize = plan.resize;
+  const upscale = resize && resize.mode !== 'canvas' && resize.upscale && output > input;
+  const scale = upscale ? Math.min(4, Math.max(2, Math.ceil(Math.sqrt(output / input)))) : 0;
+  return Math.max(plan.polish ? input * 4 : 0, input * scale * scale);
+}
+
 /** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
 function materialises(plan: EditPlan): boolean {
   return Boolean(
     plan.blurPlates ||
     plan.decompress ||
+    plan.polish ||
     plan.removeBackground ||
     plan.blurBackground ||
     plan.flatten ||

@@ -26,6 +26,7 @@ const SUBJECT = { category: 'general', largestOnly: false } as const;
 /** For each built step, the plan with only its part on. */
 const ONLY: Record<string, EditPlan> = {
   decompress: { ...BASE, decompress: 'strong' },
+  polish: { ...BASE, polish: true },
   'background removal': { ...BASE, removeBackground: { subject: SUBJECT, clipping: false } },
   'background blur': { ...BASE, blurBackground: { subject: SUBJECT, kind: 'gaussian', radius: 4 } },
   flatten: { ...BASE, flatten: WHITE },
@@ -73,14 +74,31 @@ describe('PIPELINE_STEPS', () => {
     expect(on(plan)).toEqual([name, 'encode']);
   });
 
+  it('runs the upscale model before the resize when the resize upscales (not for a canvas)', () => {
+    const upscale = { mode: 'photo' } as const;
+    expect(on({ ...BASE, resize: { mode: 'scale', width: 10, height: 10, upscale } })).toEqual([
+      'upscale',
+      'resize',
+      'encode',
+    ]);
+    const crop = { mode: 'crop', width: 10, height: 10, position: 'center', upscale } as const;
+    expect(on({ ...BASE, resize: crop })).toEqual(['upscale', 'resize', 'encode']);
+    const fill = { r: 0, g: 0, b: 0, alpha: 1 };
+    const canvas = { mode: 'canvas', width: 10, height: 10, inner: { width: 5, height: 5 }, fill } as const;
+    expect(on({ ...BASE, resize: canvas })).toEqual(['resize', 'encode']);
+  });
+
   it('runs every built step, in order, when every part is on', () => {
-    const all = Object.values(ONLY).reduce((plan, part) => ({ ...plan, ...part }), BASE);
+    const parts = Object.values(ONLY).reduce((plan, part) => ({ ...plan, ...part }), BASE);
+    const all: EditPlan = { ...parts, resize: { mode: 'scale', width: 10, height: 10, upscale: { mode: 'faces' } } };
     expect(on(all)).toEqual([
       'decompress',
+      'polish',
       'background removal',
       'background blur',
       'flatten',
       'padding',
+      'upscale',
       'resize',
       'adjust',
       'encode',

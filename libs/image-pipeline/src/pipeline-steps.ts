@@ -10,6 +10,7 @@ import { blurPlatesStep } from './operations/plate-blur.operation';
 import { planned, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
 import { decompressStep } from './operations/restore.operation';
+import { polishStep, upscaleStep } from './operations/upscale.operation';
 import type { StageImage } from './operations/stage';
 
 /**
@@ -24,12 +25,13 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   identityCropStep,
   blurPlatesStep,
   decompressStep,
-  planned('polish', 'restorations'),
+  polishStep,
   removeBackgroundStep,
   blurBackgroundStep,
   flattenStep,
   paddingStep,
-  // The upscale model will run inside resizing, where the size grows (ResizePlan.upscale).
+  // the upscale model enlarges by its scale where the size grows (ResizePlan.upscale); resize makes the exact size
+  upscaleStep,
   resizeStep,
   adjustStep,
   planned('style transfer', 'style transfer'),

@@ -8,3 +8,5 @@ export * from './segmentation/segmentation-profiles';
 export * from './faces/face-detector.model';
 export * from './faces/face-session';
 export * from './text/text-detection.model';
+export * from './super-resolution/super-resolution.model';
+export * from './super-resolution/esrgan-models';

@@ -77,9 +77,10 @@ export class ModelRunner<Job extends object = object> {
   /**
    * Runs `job` on the model, loading it first if needed. Rejects with 503 MODEL_BUSY (Retry-After) when the
    * queue is full, 501 OPERATION_NOT_IMPLEMENTED naming the file when the model cannot be loaded, 500 naming the
-   * model when it fails on this input.
+   * model when it fails on this input. The buffers of `transferList` move to the worker without a copy (and are
+   * unusable here afterwards).
    */
-  async run<R>(job: Job): Promise<R> {
+  async run<R>(job: Job, transferList?: ArrayBuffer[]): Promise<R> {
     if (this.pending > this.options.queueLimit) {
       throw new ServiceException(
         'MODEL_BUSY',
@@ -91,7 +92,7 @@ export class ModelRunner<Job extends object = object> {
     this.pending++;
     try {
       await this.load();
-      return (await this.pool!.run({ session: this.options.session, ...job })) as R;
+      return (await this.pool!.run({ session: this.options.session, ...job }, { transferList })) as R;
     } catch (error) {
       if (error instanceof ServiceException) throw error;
       throw this.failedOn(error);

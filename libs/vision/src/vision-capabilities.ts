@@ -3,13 +3,14 @@ import { ModelCapabilities, type ModelCapability } from '@app/editing';
 import type { ModelRunner, ModelState } from './model-runner';
 import { FaceApiDetector } from './faces/face-detector.model';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { EsrganSuperResolver } from './super-resolution/super-resolution.model';
 import { PpOcrTextDetector } from './text/text-detection.model';
 
 /**
  * Which vision models this process runs, and their state. Each model's file is verified once, at start
  * (onModuleInit, before the app listens): a missing or wrong file is logged naming it, and the operations that
- * need the model answer 501. Verified models load at their first use. Super-resolution is not installed yet;
- * `generative` is libs/generative's to answer.
+ * need the model answer 501. Verified models load at their first use. `generative` is libs/generative's to
+ * answer.
  */
 @Injectable()
 export class VisionCapabilities extends ModelCapabilities implements OnModuleInit, OnApplicationShutdown {
@@ -17,12 +18,18 @@ export class VisionCapabilities extends ModelCapabilities implements OnModuleIni
   private readonly runners: Partial<Record<ModelCapability, ModelRunner>>;
   private readonly installed = new Set<ModelCapability>();
 
-  constructor(segmenter: U2NetSegmenter, faces: FaceApiDetector, textDetector: PpOcrTextDetector) {
+  constructor(
+    segmenter: U2NetSegmenter,
+    faces: FaceApiDetector,
+    textDetector: PpOcrTextDetector,
+    superResolver: EsrganSuperResolver,
+  ) {
     super();
     this.runners = {
       segmentation: segmenter.runner,
       'face-detection': faces.runner,
       'text-detection': textDetector.runner,
+      'super-resolution': superResolver.runner,
     };
   }
 

@@ -2,9 +2,10 @@ import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/common';
 import { MODEL_CAPABILITIES, ModelCapabilities } from '@app/editing';
-import { FaceDetector, Segmenter, TextDetector } from '@app/image-pipeline';
+import { FaceDetector, Segmenter, SuperResolver, TextDetector } from '@app/image-pipeline';
 import { FaceApiDetector } from './faces/face-detector.model';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
+import { EsrganSuperResolver } from './super-resolution/super-resolution.model';
 import { PpOcrTextDetector } from './text/text-detection.model';
 import { VisionCapabilities } from './vision-capabilities';
 import { VisionModule } from './vision.module';
@@ -18,7 +19,7 @@ async function visionModule(env: Record<string, string> = {}) {
 }
 
 describe('VisionModule', () => {
-  it('provides the ports: segmentation, face and text detection installed (the shipped files verified at start), not loaded yet', async () => {
+  it('provides the ports: every shipped model installed (its files verified at start), none loaded yet', async () => {
     const module = await visionModule();
     const capabilities = module.get(ModelCapabilities);
     expect(capabilities).toBeInstanceOf(VisionCapabilities);
@@ -26,15 +27,18 @@ describe('VisionModule', () => {
       'segmentation',
       'face-detection',
       'text-detection',
+      'super-resolution',
     ]);
     expect(module.get(VisionCapabilities).models()).toEqual({
       segmentation: 'not_loaded',
       'face-detection': 'not_loaded',
       'text-detection': 'not_loaded',
+      'super-resolution': 'not_loaded',
     });
     expect(module.get(Segmenter)).toBeInstanceOf(U2NetSegmenter);
     expect(module.get(FaceDetector)).toBeInstanceOf(FaceApiDetector);
     expect(module.get(TextDetector)).toBeInstanceOf(PpOcrTextDetector);
+    expect(module.get(SuperResolver)).toBeInstanceOf(EsrganSuperResolver);
     await module.close();
   });
 
@@ -49,6 +53,7 @@ describe('VisionModule', () => {
       segmentation: 'not_installed',
       'face-detection': 'not_loaded',
       'text-detection': 'not_loaded',
+      'super-resolution': 'not_loaded',
     });
     await module.close();
   });

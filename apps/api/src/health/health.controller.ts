@@ -50,7 +50,12 @@ export class HealthController {
         data: {
           status: 'ok',
           checks: { database: 'ok', redis: 'not_configured' },
-          models: { segmentation: 'not_loaded', 'face-detection': 'not_loaded', 'text-detection': 'not_loaded' },
+          models: {
+            segmentation: 'not_loaded',
+            'face-detection': 'not_loaded',
+            'text-detection': 'not_loaded',
+            'super-resolution': 'not_loaded',
+          },
         },
       },
     },

@@ -137,6 +137,7 @@ describe('loadConfig', () => {
       segmentation: { profile: 'u2net', file: undefined },
       faces: { minScore: 0.5 },
       textDetection: { maxSide: 960, file: undefined },
+      superResolution: { tile: 192, mediumMaxPixels: 100_000 },
     });
     const sha256 = 'ab'.repeat(32);
     const named = loadConfig({
@@ -150,6 +151,8 @@ describe('loadConfig', () => {
       TEXT_DETECTION_MAX_SIDE: '1280',
       TEXT_DETECTION_MODEL: 'models/det.onnx',
       TEXT_DETECTION_MODEL_SHA256: sha256,
+      SUPER_RESOLUTION_TILE: '128',
+      SUPER_RESOLUTION_MEDIUM_MAX_PIXELS: '0',
     });
     expect(named.vision).toEqual({
       threads: 2,
@@ -158,7 +161,9 @@ describe('loadConfig', () => {
       segmentation: { profile: 'isnet', file: { path: resolve('models/isnet.onnx'), sha256 } },
       faces: { minScore: 0.35 },
       textDetection: { maxSide: 1280, file: { path: resolve('models/det.onnx'), sha256 } },
+      superResolution: { tile: 128, mediumMaxPixels: 0 },
     });
+    expect(() => loadConfig({ SUPER_RESOLUTION_TILE: '32' })).toThrow(/SUPER_RESOLUTION_TILE/);
   });
 
   it.each([

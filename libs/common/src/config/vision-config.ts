@@ -37,6 +37,12 @@ export interface VisionConfig {
     /** Undefined: the PP-OCRv4 detection file that ships with the service (docs/models.md). */
     file?: ModelFileOverride;
   };
+  superResolution: {
+    /** Side of the square tiles the super-resolution model enlarges one at a time, in input pixels. */
+    tile: number;
+    /** Largest input, in pixels, that the modes preferring the medium network run on it; larger ones run slim. */
+    mediumMaxPixels: number;
+  };
 }
 
 /** The vision settings (docs/configuration.md, "Models"; docs/models.md). */
@@ -56,6 +62,12 @@ export function readVision(read: Reader): VisionConfig {
     textDetection: {
       maxSide: read.integer('TEXT_DETECTION_MAX_SIDE', 960, 320, 4096),
       file: readModelFile(read, 'TEXT_DETECTION_MODEL'),
+    },
+    // 192 px: the model's working memory stays near 100 MB whatever the image's size (docs/models.md)
+    superResolution: {
+      tile: read.integer('SUPER_RESOLUTION_TILE', 192, 64, 1024),
+      // medium takes 3-5x slim's time: 30 s for a 0.25 MP 2x here (docs/models.md), too long for one request
+      mediumMaxPixels: read.integer('SUPER_RESOLUTION_MEDIUM_MAX_PIXELS', 100_000, 0, 1_000_000_000),
     },
   };
 }

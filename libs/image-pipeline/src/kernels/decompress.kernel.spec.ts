@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RawPixels } from '../workers/raw-pixels';
+import { psnr } from '../../../../test/helpers/image-metrics';
 import { blockiness, decompressKernel, measureBlocking } from './decompress.kernel';
 
 const WIDTH = 320;
@@ -57,12 +58,6 @@ async function jpegRoundTrip(
   if (flop) decoded = decoded.flop();
   const { data, info } = await decoded.raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height, channels: info.channels };
-}
-
-function psnr(a: RawPixels, b: RawPixels): number {
-  let squares = 0;
-  for (let i = 0; i < a.data.length; i++) squares += (a.data[i] - b.data[i]) ** 2;
-  return 10 * Math.log10((255 * 255 * a.data.length) / squares);
 }
 
 /** Mean over the panel's rows of the largest horizontal luma-ish step (channel sum / 3) near its left edge. */

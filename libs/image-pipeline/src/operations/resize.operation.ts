@@ -1,28 +1,18 @@
-import sharp, { type Sharp } from 'sharp';
-import type { ResizePlan, UpscalePlan } from '../edit-plan';
+import sharp from 'sharp';
+import type { ResizePlan } from '../edit-plan';
 import type { PipelineStep } from './pipeline-step';
 import { ready, withAlpha, type StageImage } from './stage';
 
 /**
- * The model-free `smart_resize` upscale: Lanczos-3 interpolation followed by an unsharp mask whose radius
- * grows with the enlargement (log2 of the factor), restoring the detail interpolation softens without
- * sharpening the noise of an image that is only slightly enlarged.
- */
-function enlarge(image: Sharp, factor: number, upscale: UpscalePlan | undefined): Sharp {
-  if (!upscale || factor <= 1) return image;
-  const sigma = 0.5 + 0.35 * Math.log2(factor);
-  return image.sharpen({ sigma, m1: 0.5, m2: 2.5, x1: 2, y2: 10, y3: 20 });
-}
-
-/**
  * Resizes as the plan says; the result is exactly `plan.width` x `plan.height`. A fresh pipeline is used as
- * it is, so that JPEG and WebP inputs are shrunk while they are decoded (the fast path of a plain resize).
+ * it is, so that JPEG and WebP inputs are shrunk while they are decoded (the fast path of a plain resize). Where
+ * the plan upscales, the upscale step (upscale.operation.ts) has already enlarged the image by the model's scale:
+ * this makes the exact size from it.
  */
 export async function resize(current: StageImage, plan: ResizePlan): Promise<StageImage> {
   const stage = await ready(current);
   const { width, height } = plan;
   if (plan.mode === 'canvas') return canvas(stage, plan);
-  const factor = Math.max(width / stage.width, height / stage.height);
   if (plan.mode === 'scale' && width === stage.width && height === stage.height) return stage;
   const image =
     plan.mode === 'scale'
@@ -34,7 +24,7 @@ export async function resize(current: StageImage, plan: ResizePlan): Promise<Sta
           kernel: 'lanczos3',
           position: plan.position === 'smart' ? sharp.strategy.attention : 'centre',
         });
-  return { ...stage, image: enlarge(image, factor, plan.upscale), width, height, fresh: false };
+  return { ...stage, image, width, height, fresh: false };
 }
 
 /** The image, scaled to `inner`, centred on the canvas; the rest is `fill`. */
@@ -60,7 +50,7 @@ async function canvas(current: StageImage, plan: Extract<ResizePlan, { mode: 'ca
   return { image, width: plan.width, height: plan.height, hasAlpha: keepsAlpha, fresh: false };
 }
 
-/** Resizing: the fit, with the upscale when the size grows. Works at any bit depth (a plain resize stays 16-bit). */
+/** Resizing: the fit, after the upscale model where the size grows. Works at any bit depth (a plain resize stays 16-bit). */
 export const resizeStep: PipelineStep<ResizePlan> = {
   name: 'resize',
   phase: 'resizing',

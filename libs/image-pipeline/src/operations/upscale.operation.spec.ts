@@ -1,0 +1,109 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { EditPlan, ResizePlan } from '../edit-plan';
+import type { RawImage } from '../ports/segmenter.port';
+import { SuperResolver, type SuperResolutionMode } from '../ports/super-resolver.port';
+import type { StepContext } from './pipeline-step';
+import { resize } from './resize.operation';
+import { at, pixels, quadrants } from './test-images';
+import { polishStep, superResolve, upscaleStep } from './upscale.operation';
+
+/** A stand-in network: each pixel repeated scale x scale times; it records what it was asked. */
+class NearestResolver extends SuperResolver {
+  readonly calls: { width: number; height: number; mode: SuperResolutionMode; factor: number }[] = [];
+
+  scaleFor(_mode: SuperResolutionMode, factor: number): number {
+    return factor <= 2 ? 2 : factor <= 3 ? 3 : 4;
+  }
+
+  upscale(rgb: RawImage, mode: SuperResolutionMode, factor: number): Promise<RawImage & { scale: number }> {
+    expect(rgb.channels).toBe(3);
+    this.calls.push({ width: rgb.width, height: rgb.height, mode, factor });
+    const scale = this.scaleFor(mode, factor);
+    const width = rgb.width * scale;
+    const height = rgb.height * scale;
+    const data = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const from = (Math.floor(y / scale) * rgb.width + Math.floor(x / scale)) * 3;
+        data.set(rgb.data.subarray(from, from + 3), (y * width + x) * 3);
+      }
+    }
+    return Promise.resolve({ data, width, height, channels: 3, scale });
+  }
+}
+
+const PLAN: EditPlan = { encode: { format: 'png', compression: 'fast' }, colour: { space: 'auto' } };
+
+function context(resolver?: SuperResolver, maxPixels = 1_000_000): StepContext {
+  const pool = { run: () => Promise.reject(new Error('no kernel runs here')) };
+  const profiles = { path: () => Promise.reject(new Error('no profile is written here')) };
+  const probe = {} as StepContext['probe'];
+  return { bytes: Buffer.alloc(0), probe, plan: PLAN, pool, profiles, maxPixels, superResolver: resolver };
+}
+
+describe('upscale step', () => {
+  it('enlarges by the network scale, then the resize makes the exact size: quadrants in place', async () => {
+    const resolver = new NearestResolver();
+    const plan: ResizePlan = { mode: 'scale', width: 50, height: 30, upscale: { mode: 'faces' } };
+    const enlarged = await upscaleStep.run(await quadrants(20, 12), plan as never, context(resolver));
+    expect([enlarged.width, enlarged.height]).toEqual([60, 36]);
+    expect(resolver.calls).toEqual([{ width: 20, height: 12, mode: 'faces', factor: 2.5 }]);
+    const out = await pixels(await resize(enlarged, plan));
+    expect([out.width, out.height]).toEqual([50, 30]);
+    expect(at(out, 5, 5).slice(0, 3)).toEqual([255, 0, 0]);
+    expect(at(out, 45, 25).slice(0, 3)).toEqual([255, 255, 255]);
+  });
+
+  it('does nothing when the image is not enlarged', async () => {
+    const resolver = new NearestResolver();
+    const stage = await quadrants(20, 12);
+    const plan = { mode: 'scale', width: 10, height: 6, upscale: { mode: 'photo' } } as const;
+    expect(await upscaleStep.run(stage, plan, context(resolver))).toBe(stage);
+    expect(resolver.calls).toEqual([]);
+  });
+
+  it('keeps alpha (enlarged with Lanczos beside the colour), and takes grey as sRGB', async () => {
+    const resolver = new NearestResolver();
+    const translucent = await superResolve(await quadrants(8, 8, 0.5), 'digital_art', 2, context(resolver));
+    const rgba = await pixels(translucent);
+    expect(rgba).toMatchObject({ width: 16, height: 16, channels: 4 });
+    expect(at(rgba, 2, 2)).toEqual([255, 0, 0, 128]);
+    const greyInput = sharp(Buffer.alloc(6 * 4, 90), { raw: { width: 6, height: 4, channels: 1 } });
+    const grey = await pixels(
+      await superResolve(
+        { image: greyInput, width: 6, height: 4, hasAlpha: false, fresh: true },
+        'photo',
+        2,
+        context(resolver),
+      ),
+    );
+    expect(grey).toMatchObject({ width: 12, height: 8, channels: 3 });
+    expect(at(grey, 3, 3)).toEqual([90, 90, 90]);
+  });
+
+  it('shrinks a large input first so that the network output stays within the pixel limit', async () => {
+    const resolver = new NearestResolver();
+    const enlarged = await superResolve(await quadrants(40, 30), 'photo', 1.5, context(resolver, 2400));
+    // 1200 px x 2 x 2 > 2400: shrunk by sqrt(2400 / 4800) to 28 x 21, whose 2x output (2352 px) fits
+    expect(resolver.calls[0]).toMatchObject({ width: 28, height: 21 });
+    expect(enlarged.width * enlarged.height).toBeLessThanOrEqual(2400);
+  });
+
+  it('answers 501 when no super-resolution model is installed', async () => {
+    await expect(superResolve(await quadrants(4, 4), 'photo', 2, context())).rejects.toMatchObject({
+      codeName: 'OPERATION_NOT_IMPLEMENTED',
+      status: 501,
+    });
+  });
+});
+
+describe('polish step', () => {
+  it('keeps the size: the 2x network output scaled back', async () => {
+    const resolver = new NearestResolver();
+    const out = await pixels(await polishStep.run(await quadrants(20, 12), true, context(resolver)));
+    expect([out.width, out.height]).toEqual([20, 12]);
+    expect(resolver.calls).toEqual([{ width: 20, height: 12, mode: 'polish', factor: 2 }]);
+    expect(at(out, 2, 2).slice(0, 3)).toEqual([255, 0, 0]);
+  });
+});
