@@ -1,4 +1,4 @@
-// The run (started by bench/run.mjs), two suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
+// The run (started by bench/run.mjs), three suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
 // node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
 // batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. See bench/README.md.
