@@ -32,7 +32,8 @@ function setTable(sets) {
   rows.push(
     `| **mean of all ${count}** | ${methods.map((m) => `**${fixed(mean(sets[m].map((s) => s.iou)), 4)}**`).join(' | ')} |`,
   );
-  rows.push(`| lowest | ${methods.map((m) => fixed(Math.min(...sets[m].map((s) => s.iou)), 3)).join(' | ')} |`);
+  const lowest = (m) => sets[m].reduce((low, s) => (s.iou < low.iou ? s : low));
+  rows.push(`| lowest | ${methods.map((m) => `${fixed(lowest(m).iou, 3)} (${lowest(m).name})`).join(' | ')} |`);
   const header = ['Object (3 composites each)', ...methods];
   return [`| ${header.join(' | ')} |`, `| --- |${methods.map(() => ' ---: |').join('')}`, ...rows].join('\n');
 }
