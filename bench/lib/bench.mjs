@@ -219,17 +219,23 @@ async function batchSuite(options, folder, machine) {
 
 /**
  * The vision suite (lib/vision-bench.mjs): prints its block and writes it into the doc after a run with its
- * defaults in which the reference ran; a row that failed (not one skipped as not installed) fails the run.
+ * defaults in which the reference ran and no row failed; a row that failed (not one skipped as not installed)
+ * fails the run.
  */
 async function visionSuite(options, folder, machine) {
   const { env, serviceEnv } = childEnv(folder);
   const main = resolve(ROOT, options.main);
   const result = await runVisionSuite(options, { main, folder, env, serviceEnv, cacheRoot: CACHE, log });
   await stopAll();
-  const write = options.writeVisionDoc && (Boolean(result.reference) || options.docForced);
-  const whyNot = options.writeVisionDoc ? 'the reference (imgly) did not run' : 'a quick or partial vision run';
-  writeSection(renderVision({ machine, options, ...result }), 'vision', write, whyNot);
   const failed = [...result.removal, ...result.others].filter((row) => row.failed);
+  const complete = Boolean(result.reference) && failed.length === 0;
+  const write = options.writeVisionDoc && (complete || options.docForced);
+  const whyNot = !options.writeVisionDoc
+    ? 'a quick or partial vision run'
+    : failed.length > 0
+      ? 'a row failed'
+      : 'the reference (imgly) did not run';
+  writeSection(renderVision({ machine, options, ...result }), 'vision', write, whyNot);
   if (failed.length > 0) {
     log(`vision rows that failed: ${failed.map((row) => row.name).join('; ')}`);
     process.exitCode = 1;

@@ -101,8 +101,15 @@ export async function measureRow({ name, start, request, runs, extra, quiet, log
       log(`${name}: ${error.message}, skipped`);
       return { name, skipped: error.message };
     }
-    log(`${name}: FAILED: ${error?.stack ?? error}`);
-    return { name, failed: String(error?.message ?? error).slice(0, 300) };
+    const why = `${error?.message ?? error}${error?.cause ? ` (${error.cause.code ?? error.cause.message ?? error.cause})` : ''}`;
+    const child = proc?.child;
+    const state = !child
+      ? ''
+      : child.exitCode !== null || child.signalCode !== null
+        ? `; the process had exited (${child.exitCode ?? child.signalCode})`
+        : '; the process was still running';
+    log(`${name}: FAILED: ${why}${state}\n${error?.stack ?? ''}`);
+    return { name, failed: `${why}${state}`.slice(0, 300) };
   } finally {
     if (proc?.child) await stop(proc.child);
   }
