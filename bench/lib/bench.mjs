@@ -1,7 +1,7 @@
-// The run (started by bench/run.mjs), two suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
+// The run (started by bench/run.mjs), three suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
 // node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
-// batch: lib/batch-bench.mjs. See bench/README.md.
+// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,8 @@ import { startNodeServer, stopAll } from './processes.mjs';
 import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
+import { runVisionSuite } from './vision-bench.mjs';
+import { renderVision } from './vision-report.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
 import { fitBounds } from './sharp-work.mjs';
 
@@ -215,6 +217,31 @@ async function batchSuite(options, folder, machine) {
   writeSection(section, 'batch', options.writeBatchDoc, 'not a full batch run');
 }
 
+/**
+ * The vision suite (lib/vision-bench.mjs): prints its block and writes it into the doc after a run with its
+ * defaults in which the reference ran and no row failed; a row that failed (not one skipped as not installed)
+ * fails the run.
+ */
+async function visionSuite(options, folder, machine) {
+  const { env, serviceEnv } = childEnv(folder);
+  const main = resolve(ROOT, options.main);
+  const result = await runVisionSuite(options, { main, folder, env, serviceEnv, cacheRoot: CACHE, log });
+  await stopAll();
+  const failed = [...result.removal, ...result.others].filter((row) => row.failed);
+  const complete = Boolean(result.reference) && failed.length === 0;
+  const write = options.writeVisionDoc && (complete || options.docForced);
+  const whyNot = !options.writeVisionDoc
+    ? 'a quick or partial vision run'
+    : failed.length > 0
+      ? 'a row failed'
+      : 'the reference (imgly) did not run';
+  writeSection(renderVision({ machine, options, ...result }), 'vision', write, whyNot);
+  if (failed.length > 0) {
+    log(`vision rows that failed: ${failed.map((row) => row.name).join('; ')}`);
+    process.exitCode = 1;
+  }
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
@@ -224,7 +251,7 @@ async function main() {
     for (const suite of options.suites) {
       const own = join(folder, suite);
       mkdirSync(own);
-      await { edit: editSuite, batch: batchSuite }[suite](options, own, machine);
+      await { edit: editSuite, batch: batchSuite, vision: visionSuite }[suite](options, own, machine);
     }
   } finally {
     await stopAll();

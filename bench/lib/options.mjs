@@ -4,12 +4,20 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
-export const ALL_SUITES = ['edit', 'batch'];
+export const ALL_SUITES = ['edit', 'batch', 'vision'];
 /** Parts of the edit suite: the five methods, and admission (uploads under overload, heavy HEIC uploads). */
 export const ALL_EDIT_PARTS = ['methods', 'admission'];
 const ADMISSION = { full: { seconds: 20, warmup: 5 }, quick: { seconds: 4, warmup: 1 } };
 /** Batch suite: the throughput set and the larger set for the worker's memory (a multiple of the first). */
 const BATCH_SIZES = { full: [500, 5000], quick: [24, 72] };
+/**
+ * Vision suite: requests measured per row after its warm-up (`runs`; `bigRuns` for background removal at 12 MP,
+ * where the reference takes ~20 s a request on 2 cores), and how many composites of the set are judged.
+ */
+const VISION = {
+  full: { runs: 5, bigRuns: 3, composites: Infinity },
+  quick: { runs: 1, bigRuns: 1, composites: 3 },
+};
 
 /**
  * Requests measured per cell (format x method x concurrency), split into interleaved rounds. Chosen so that
@@ -34,7 +42,8 @@ const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
 const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 
 const USAGE = `node bench/run.mjs [options]
-  --suites=edit,batch    edit: one edit, five ways (below); batch: a folder of photos through batch tasks
+  --suites=edit,batch,vision  edit: one edit, five ways (below); batch: a folder of photos through batch tasks;
+                         vision: background removal against @imgly/background-removal-node, upscale, faces, plates
   --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
                          e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
@@ -44,7 +53,12 @@ const USAGE = `node bench/run.mjs [options]
   --admission-base=PATH  also run the admission part on another build (e.g. the code before a change:
                          its dist/apps/api/src/main.js), side by side
   --batch-sizes=500,5000 batch suite: photos for the throughput runs, items for the memory run (a multiple)
-  --quick                a few requests per cell, 24 and 72 batch items (a smoke test; figures meaningless)
+  --vision-runs=N[,M]    vision suite: requests per row after its warm-up (M: background removal at 12 MP;
+                         default 5,3)
+  --no-imgly             vision suite without its reference (@imgly/background-removal-node, AGPL-3.0, which
+                         the bench otherwise installs into bench/.vendor/imgly on first use)
+  --quick                a few requests per cell, 24 and 72 batch items, one request per vision row and three
+                         composites (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
   --worker-main=PATH     the built worker (default dist/apps/worker/src/main.js)
   --service-node-args=A  node options for the service, space-separated (default: those of npm start)
@@ -80,6 +94,8 @@ export function readOptions(argv) {
       options: {
         suites: { type: 'string', default: ALL_SUITES.join(',') },
         'batch-sizes': { type: 'string' },
+        'vision-runs': { type: 'string' },
+        'no-imgly': { type: 'boolean', default: false },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
@@ -128,6 +144,12 @@ export function readOptions(argv) {
     admission: { ...ADMISSION[values.quick ? 'quick' : 'full'], base: values['admission-base'] },
     // the admission block alone is written by a run of that part that is not quick
     writeAdmissionDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && editParts.includes('admission'))),
+    vision: visionPlan(values),
+    // the vision block: a run of that suite with its defaults (whether the reference ran is checked at the end)
+    writeVisionDoc: values['no-doc']
+      ? false
+      : (values.doc ?? (!values.quick && !values['vision-runs'] && !values['no-imgly'])),
+    docForced: values.doc === true && !values['no-doc'],
     avifTuneRuns: values.quick ? AVIF_TUNE_RUNS.quick : AVIF_TUNE_RUNS.full,
     quick: values.quick,
     quiet: { ...QUIET, maxWaitMs: waitSeconds(values['max-wait']) * 1000 },
@@ -139,6 +161,20 @@ export function readOptions(argv) {
     writeDoc: values['no-doc'] ? false : (values.doc ?? full),
     full,
   };
+}
+
+/** The vision suite's plan: --quick or full, `--vision-runs=N[,M]`, `--no-imgly`. */
+function visionPlan(values) {
+  const plan = { ...VISION[values.quick ? 'quick' : 'full'], imgly: !values['no-imgly'] };
+  if (values['vision-runs']) {
+    const runs = values['vision-runs'].split(',').map(Number);
+    if (runs.length > 2 || !runs.every((n) => Number.isInteger(n) && n >= 1 && n <= 1000)) {
+      throw new Error(`--vision-runs: "${values['vision-runs']}" is not N or N,M (1..1000)`);
+    }
+    plan.runs = runs[0];
+    plan.bigRuns = runs[1] ?? runs[0];
+  }
+  return plan;
 }
 
 /** `--batch-sizes=500,5000`: two counts, the second a multiple of the first (it is that many copies). */

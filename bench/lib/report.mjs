@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit`, `batch`, `admission`. */
+/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit`, `batch`, `admission`, `vision`. */
 const MARKERS = {
   edit: ['<!-- bench:results:start -->', '<!-- bench:results:end -->'],
   batch: ['<!-- bench:batch:start -->', '<!-- bench:batch:end -->'],
   admission: ['<!-- bench:admission:start -->', '<!-- bench:admission:end -->'],
+  vision: ['<!-- bench:vision:start -->', '<!-- bench:vision:end -->'],
 };
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',
