@@ -3,7 +3,7 @@
 // (BullMQ on Redis, PostgreSQL) and by the API alone in embedded mode, against a plain sharp loop over the same
 // files on disk; then the worker's memory with ten times as many items.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
