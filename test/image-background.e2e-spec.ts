@@ -15,7 +15,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
-import { backgroundLeak, maskIoU } from './helpers/mask-metrics';
+import { alphaOf, backgroundLeak, maskIoU } from './helpers/mask-metrics';
 
 const BOTTLE = readFileSync(join(__dirname, '../libs/storage/samples/bottle.png'));
 const MUG = readFileSync(join(__dirname, '../libs/storage/samples/mug.jpg'));
@@ -120,12 +120,6 @@ async function removed(
   const png = await fetchResult(app, res.body.data.output.tmp_url);
   const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { rgba: data, width: info.width, height: info.height };
-}
-
-function alphaOf(rgba: Buffer): Uint8Array {
-  const alpha = new Uint8Array(rgba.length / 4);
-  for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3];
-  return alpha;
 }
 
 describe('background.remove on the real model', () => {

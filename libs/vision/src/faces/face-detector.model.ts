@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { AppConfig } from '@app/common';
 import { FaceDetector, type DetectedFace, type RawImage } from '@app/image-pipeline';
-import type { ModelFile } from '../model-file';
+import { shippedFilePath, type ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
 import { FACE_WORKER, type FaceJob, type FaceSession, type TfjsWeights } from './face-session';
 
@@ -13,21 +12,21 @@ import { FACE_WORKER, type FaceJob, type FaceSession, type TfjsWeights } from '.
 export const SHIPPED_FACE_MODELS = {
   detector: {
     manifest: {
-      module: '@vladmandic/face-api/model/ssd_mobilenetv1_model-weights_manifest.json',
+      file: 'model/ssd_mobilenetv1_model-weights_manifest.json',
       sha256: '888f744dffbc84f5f060d1f8427d9742341943a2dfaaf9205d10029b7e7a2955',
     },
     weights: {
-      module: '@vladmandic/face-api/model/ssd_mobilenetv1_model.bin',
+      file: 'model/ssd_mobilenetv1_model.bin',
       sha256: '2835640602d53718aa6ae9a42896327eaa21beefed056c218d32ca7d79e1e2f8',
     },
   },
   landmarks: {
     manifest: {
-      module: '@vladmandic/face-api/model/face_landmark_68_model-weights_manifest.json',
+      file: 'model/face_landmark_68_model-weights_manifest.json',
       sha256: 'ca4886639f86e99b39fed0c155f81b63317225773bd9616716e887b0153389c9',
     },
     weights: {
-      module: '@vladmandic/face-api/model/face_landmark_68_model.bin',
+      file: 'model/face_landmark_68_model.bin',
       sha256: '4611ef65c87d836d03d684b30eec4d195d8b219fa1dd58fc58945831c6b9299b',
     },
   },
@@ -40,14 +39,8 @@ export const SHIPPED_FACE_MODELS = {
  */
 export const FACE_INPUT_SIDE = 1024;
 
-function shipped(file: { module: string; sha256: string }): ModelFile {
-  let path: string;
-  try {
-    path = createRequire(__filename).resolve(file.module);
-  } catch {
-    path = `node_modules/${file.module} (package @vladmandic/face-api not installed)`;
-  }
-  return { path, sha256: file.sha256 };
+function shipped({ file, sha256 }: { file: string; sha256: string }): ModelFile {
+  return { path: shippedFilePath('@vladmandic/face-api', file), sha256 };
 }
 
 function network(files: { manifest: ModelFile; weights: ModelFile }): TfjsWeights {

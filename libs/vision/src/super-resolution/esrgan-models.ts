@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { SuperResolutionMode } from '@app/image-pipeline';
-import type { ModelFile } from '../model-file';
+import { shippedFilePath, type ModelFile } from '../model-file';
 
 /**
  * The super-resolution models that ship with the service: ESRGAN-family RDN networks (residual dense blocks),
@@ -86,29 +85,19 @@ export function esrganName(size: EsrganSize, scale: EsrganScale): EsrganName {
   return `${size}-x${scale}`;
 }
 
-/** Where the shipped files are (createRequire from here: the installed package), with their checksums. */
+/** Where the shipped files are (in the installed packages), with their checksums. */
 export function shippedNetworks(): { networks: Record<EsrganName, EsrganNetwork>; files: ModelFile[] } {
   const networks = {} as Record<EsrganName, EsrganNetwork>;
   const files: ModelFile[] = [];
   for (const size of ['slim', 'medium'] as const) {
-    const root = packageRoot(`@upscalerjs/esrgan-${size}`);
+    const name = `@upscalerjs/esrgan-${size}`;
     for (const scale of ESRGAN_SCALES) {
       const [graphSha, weightsSha] = SHIPPED_ESRGAN[size][scale];
-      const graph = `${root}/models/x${scale}/model.json`;
-      const weights = `${root}/models/x${scale}/group1-shard1of1.bin`;
+      const graph = shippedFilePath(name, `models/x${scale}/model.json`);
+      const weights = shippedFilePath(name, `models/x${scale}/group1-shard1of1.bin`);
       networks[esrganName(size, scale)] = { graph, weights, scale, margin: ESRGAN_MARGIN[size] };
       files.push({ path: graph, sha256: graphSha }, { path: weights, sha256: weightsSha });
     }
   }
   return { networks, files };
-}
-
-/** The installed package's folder, found from its main entry (its exports do not list package.json). */
-function packageRoot(name: string): string {
-  try {
-    const main = createRequire(__filename).resolve(name);
-    return main.slice(0, main.lastIndexOf(`${name}/`) + name.length);
-  } catch {
-    return `node_modules/${name} (package not installed)`;
-  }
 }

