@@ -103,6 +103,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       maxPixels: this.config.maxInputPixels,
       segmenter: this.segmenter,
       textDetector: this.textDetector,
+      faceDetector: this.faces,
       superResolver: this.superResolver,
     };
     const stage = await runSteps(context);

@@ -1,5 +1,5 @@
 import { ServiceException } from '@app/common';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { openInput } from '../decode/decode-input';
 import type { ImageProbe } from '../decode/probe';
 import type { IdentityCropPlan } from '../edit-plan';
@@ -36,11 +36,22 @@ export async function findFaces(bytes: Buffer, probe: ImageProbe, search: FaceSe
       'The face detection model that identity_crop needs is not installed on this service.',
     );
   }
-  const { displayWidth, displayHeight } = probe;
-  const size = detectionSize(displayWidth, displayHeight, detector.inputSide);
   const source = await openInput(bytes, probe, search.pool, search.maxPixels);
-  const { data, info } = await sharp(source.input, source.options)
-    .autoOrient()
+  const image = sharp(source.input, source.options).autoOrient();
+  return facesOf(image, { width: probe.displayWidth, height: probe.displayHeight }, detector);
+}
+
+/**
+ * The faces of `image` (of `size`, as displayed), in its pixel coordinates: scaled down to the detector's side,
+ * flattened onto white, 8-bit sRGB; the detector's boxes and landmarks scaled back.
+ */
+export async function facesOf(
+  image: Sharp,
+  { width, height }: { width: number; height: number },
+  detector: FaceDetector,
+): Promise<DetectedFace[]> {
+  const size = detectionSize(width, height, detector.inputSide);
+  const { data, info } = await image
     .resize({ ...size, fit: 'fill', kernel: 'lanczos3' })
     .flatten({ background: '#ffffff' })
     .toColourspace('srgb')
@@ -49,8 +60,8 @@ export async function findFaces(bytes: Buffer, probe: ImageProbe, search: FaceSe
   const rgb = { data: new Uint8Array(data.buffer, data.byteOffset, data.length), ...size, channels: 3 as const };
   if (info.channels !== 3) throw new Error(`face detection input has ${info.channels} channels, expected 3`);
   const faces = await detector.detect(rgb);
-  const sx = displayWidth / size.width;
-  const sy = displayHeight / size.height;
+  const sx = width / size.width;
+  const sy = height / size.height;
   return faces.map((face) => ({
     box: {
       left: face.box.left * sx,

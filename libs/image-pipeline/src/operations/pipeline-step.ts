@@ -3,6 +3,7 @@ import type { ImageProbe } from '../decode/probe';
 import type { EditPlan } from '../edit-plan';
 import type { Segmenter } from '../ports/segmenter.port';
 import type { TextDetector } from '../ports/text-detector.port';
+import type { FaceDetector } from '../ports/face-detector.port';
 import type { SuperResolver } from '../ports/super-resolver.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
@@ -41,6 +42,8 @@ export interface StepContext {
   readonly segmenter?: Segmenter;
   /** The text regions the plate blur reads; absent where no text detection model is installed. */
   readonly textDetector?: TextDetector;
+  /** The faces of `upscale: faces` (face-detail.ts); absent where no face detection model is installed. */
+  readonly faceDetector?: FaceDetector;
   /** The model of the upscale and polish steps; absent where no super-resolution model is installed. */
   readonly superResolver?: SuperResolver;
 }

@@ -2,15 +2,26 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { EditPlan, ResizePlan } from '../edit-plan';
 import type { RawImage } from '../ports/segmenter.port';
+import { FaceDetector, type DetectedFace } from '../ports/face-detector.port';
 import { SuperResolver, type SuperResolutionMode } from '../ports/super-resolver.port';
 import type { StepContext } from './pipeline-step';
 import { resize } from './resize.operation';
+import { fromRaw } from './stage';
 import { at, pixels, quadrants } from './test-images';
 import { polishStep, superResolve, upscaleStep } from './upscale.operation';
 
 /** A stand-in network: each pixel repeated scale x scale times; it records what it was asked. */
 class NearestResolver extends SuperResolver {
   readonly calls: { width: number; height: number; mode: SuperResolutionMode; factor: number }[] = [];
+
+  /** `faceNetwork`: the network a face region runs ('whole': the same as the whole image's, so no face detail). */
+  constructor(private readonly faceNetwork = 'whole') {
+    super();
+  }
+
+  network(mode: SuperResolutionMode): string {
+    return mode === 'face' ? this.faceNetwork : 'whole';
+  }
 
   scaleFor(_mode: SuperResolutionMode, factor: number): number {
     return factor <= 2 ? 2 : factor <= 3 ? 3 : 4;
@@ -29,18 +40,67 @@ class NearestResolver extends SuperResolver {
         data.set(rgb.data.subarray(from, from + 3), (y * width + x) * 3);
       }
     }
+    // a face region's network is told apart by its answer: the colours inverted
+    if (mode === 'face') for (let i = 0; i < data.length; i++) data[i] = 255 - data[i];
     return Promise.resolve({ data, width, height, channels: 3, scale });
   }
 }
 
 const PLAN: EditPlan = { encode: { format: 'png', compression: 'fast' }, colour: { space: 'auto' } };
 
-function context(resolver?: SuperResolver, maxPixels = 1_000_000): StepContext {
+function context(resolver?: SuperResolver, maxPixels = 1_000_000, faceDetector?: FaceDetector): StepContext {
   const pool = { run: () => Promise.reject(new Error('no kernel runs here')) };
   const profiles = { path: () => Promise.reject(new Error('no profile is written here')) };
   const probe = {} as StepContext['probe'];
-  return { bytes: Buffer.alloc(0), probe, plan: PLAN, pool, profiles, maxPixels, superResolver: resolver };
+  return {
+    bytes: Buffer.alloc(0),
+    probe,
+    plan: PLAN,
+    pool,
+    profiles,
+    maxPixels,
+    superResolver: resolver,
+    faceDetector,
+  };
 }
+
+/** A stand-in detector that finds one face, 20 px square at (40, 30) of the image it is given. */
+class OneFace extends FaceDetector {
+  readonly inputSide = 1024;
+
+  detect(): Promise<DetectedFace[]> {
+    return Promise.resolve([{ box: { left: 40, top: 30, width: 20, height: 20 }, score: 0.9, landmarks: [] }]);
+  }
+}
+
+describe('upscale faces: each face enlarged again by the face network', () => {
+  const grey = () => fromRaw({ data: new Uint8Array(100 * 80 * 3).fill(100), width: 100, height: 80, channels: 3 });
+
+  it('blends the face region’s own enlargement in, with a feathered edge, and leaves the rest', async () => {
+    const resolver = new NearestResolver('medium');
+    const out = await pixels(await superResolve(grey(), 'faces', 2, context(resolver, 1_000_000, new OneFace())));
+    expect([out.width, out.height]).toEqual([200, 160]);
+    // the face grown by 30% on each side: 34..66 x 24..56, at 2x 68..132 x 48..112
+    expect(resolver.calls).toEqual([
+      { width: 100, height: 80, mode: 'faces', factor: 2 },
+      { width: 32, height: 32, mode: 'face', factor: 2 },
+    ]);
+    expect(at(out, 100, 80).slice(0, 3)).toEqual([155, 155, 155]);
+    expect(at(out, 10, 10).slice(0, 3)).toEqual([100, 100, 100]);
+    const edge = at(out, 69, 80)[0];
+    expect(edge).toBeGreaterThan(100);
+    expect(edge).toBeLessThan(155);
+  });
+
+  it('does not enlarge a face again where its network is the whole image’s, nor without a detector', async () => {
+    const same = new NearestResolver('whole');
+    await superResolve(grey(), 'faces', 2, context(same, 1_000_000, new OneFace()));
+    expect(same.calls.map((call) => call.mode)).toEqual(['faces']);
+    const none = new NearestResolver('medium');
+    await superResolve(grey(), 'faces', 2, context(none));
+    expect(none.calls.map((call) => call.mode)).toEqual(['faces']);
+  });
+});
 
 describe('upscale step', () => {
   it('enlarges by the network scale, then the resize makes the exact size: quadrants in place', async () => {

@@ -3,6 +3,7 @@ import type { ResizePlan } from '../edit-plan';
 import type { SuperResolutionMode, SuperResolver } from '../ports/super-resolver.port';
 import type { RawPixels } from '../workers/raw-pixels';
 import type { PipelineStep, StepContext } from './pipeline-step';
+import { withFaceDetail } from './face-detail';
 import { fromRaw, toRaw, type StageImage } from './stage';
 import { rawImage } from './subject-matte';
 
@@ -60,7 +61,11 @@ export async function superResolve(
     pixels = { data, width: info.width, height: info.height, channels: info.channels };
   }
   const { rgb, alpha } = await split(pixels);
-  const enlarged = await resolver.upscale({ ...rgb, channels: 3 }, mode, factor);
+  const colour = { ...rgb, channels: 3 as const };
+  const faceAware = mode === 'faces' && context.faceDetector;
+  // the resolver moves the pixels it is given to its thread: the face detail needs them after, so a copy goes
+  let enlarged = await resolver.upscale(faceAware ? { ...colour, data: colour.data.slice() } : colour, mode, factor);
+  if (faceAware) enlarged = await withFaceDetail(colour, enlarged, factor, resolver, context.faceDetector!);
   const { width, height } = enlarged;
   let image = rawImage(enlarged);
   if (alpha) {

@@ -64,6 +64,8 @@ export const MODE_MODEL: Readonly<Record<SuperResolutionMode, EsrganSize>> = {
   smart_enhance: 'medium',
   digital_art: 'medium',
   faces: 'medium',
+  // the faces of a `faces` upscale whose whole image ran slim (above the medium limit): the faces are small
+  face: 'medium',
 };
 
 /** The network's scale for an enlargement by `factor`: the smallest that reaches it, else the largest. */

@@ -38,6 +38,10 @@ export class EsrganSuperResolver extends SuperResolver {
     return pixels > this.mediumMaxPixels ? 'slim' : MODE_MODEL[mode];
   }
 
+  network(mode: SuperResolutionMode, pixels: number): string {
+    return this.sizeFor(mode, pixels);
+  }
+
   scaleFor(_mode: SuperResolutionMode, factor: number): number {
     return esrganScale(factor);
   }
