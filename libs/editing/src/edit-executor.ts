@@ -1,28 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  AppConfig,
-  isOutputMediaType,
-  mediaTypeOfExtension,
-  MEDIA_TYPES,
-  ServiceException,
-  type OutputMediaType,
-} from '@app/common';
+import { AppConfig, ServiceException } from '@app/common';
 import { estimatePixelMemory, ImagePipeline, type ImageProbe, type PipelineResult } from '@app/image-pipeline';
-import {
-  readWhole,
-  SafeFetcher,
-  StorageResolver,
-  TemporaryBucket,
-  type ReserveBytes,
-  type ResolvedReference,
-} from '@app/storage';
+import { readWhole, SafeFetcher, StorageResolver, type ReserveBytes, type ResolvedReference } from '@app/storage';
 import { EditAdmission, type InputHold } from './admission/edit-admission';
 import type { EditRequest } from './edit-request.model';
 import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
-import { imageInfo, storageUriFields, type ImageInfo, type OutputImageInfo } from './image-info';
+import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
 import { NO_FACE_FOUND, type EditNotice } from './privacy-plan';
+import { formatOfPath, ResultWriter } from './results/result-writer';
 
 /** An input image in memory with the name its results take in folders. */
 export interface EditSource {
@@ -62,7 +49,7 @@ export class EditExecutor {
     private readonly pipeline: ImagePipeline,
     private readonly resolver: StorageResolver,
     private readonly fetcher: SafeFetcher,
-    private readonly temporary: TemporaryBucket,
+    private readonly results: ResultWriter,
     private readonly admission: EditAdmission,
     private readonly capabilities: ModelCapabilities,
   ) {}
@@ -73,7 +60,11 @@ export class EditExecutor {
    */
   async execute(caller: EditCaller, request: EditRequest, upload?: EditUpload): Promise<EditResult> {
     const { accountId, holder } = caller;
-    const destination = await this.destination(accountId, request.output.destination, request.output.format?.type);
+    const destination = await this.results.destination(
+      accountId,
+      request.output.destination,
+      request.output.format?.type,
+    );
     const hold = upload?.hold ?? this.admission.inputHold(holder);
     let edited: { probe: ImageProbe; result: PipelineResult; name: string; notices: EditNotice[] };
     try {
@@ -87,7 +78,7 @@ export class EditExecutor {
     const { probe, result, name, notices } = edited;
     return {
       input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
-      output: await this.write(result, destination, name),
+      output: await this.results.write(result, destination, name),
       ...(notices.length > 0 && { notices }),
     };
   }
@@ -152,69 +143,6 @@ export class EditExecutor {
     const bytes = await readWhole(object.stream, this.config.fetchMaxBytes, input, object.size, reserve);
     return { bytes, name: fileName(resolved.path) };
   }
-
-  /** The output destination, checked before any work: a writable storage of the caller's account. */
-  private async destination(
-    accountId: number,
-    destination: string | undefined,
-    format: string | undefined,
-  ): Promise<ResolvedReference | undefined> {
-    if (destination === undefined) return undefined;
-    const field = 'output.destination';
-    if (!destination.startsWith('storage://')) {
-      throw ServiceException.validation({
-        [field]: [
-          'an output destination must be a storage reference (storage://<name>/<path>); URLs cannot be written',
-        ],
-      });
-    }
-    const resolved = await this.resolver.resolve(accountId, destination, field);
-    const extension = resolved.isFolder ? undefined : mediaTypeOfExtension(extensionOf(resolved.path));
-    if (extension && !isOutputMediaType(extension.type)) {
-      throw ServiceException.validation({
-        [field]: [`.${extensionOf(resolved.path)} files cannot be written; use jpg, png, webp, avif or tiff`],
-      });
-    }
-    const named = extension?.type;
-    if (named && format && named !== format) {
-      throw ServiceException.validation({
-        [field]: [`the file extension names ${named} but output.format is ${format}; make them agree`],
-      });
-    }
-    if (resolved.storage.type === 'web_folder') {
-      throw new ServiceException(
-        'STORAGE_OPERATION_UNSUPPORTED',
-        'A web folder cannot be written to; use an s3 or gcs storage.',
-        {
-          [field]: ['web folders are read-only'],
-        },
-      );
-    }
-    return resolved;
-  }
-
-  private async write(
-    result: PipelineResult,
-    destination: ResolvedReference | undefined,
-    inputName: string,
-  ): Promise<OutputImageInfo> {
-    const { ext, mime } = MEDIA_TYPES[result.format];
-    const info = imageInfo(result.format, result.width, result.height);
-    if (!destination) {
-      const stored = await this.temporary.put(result.data, ext, mime);
-      return { ...info, tmp_url: stored.url };
-    }
-    const path = destination.isFolder ? `${destination.path}${baseName(inputName)}.${ext}` : destination.path;
-    const written = await destination.driver.write(path, result.data, { contentType: mime });
-    return {
-      ...info,
-      tmp_url: '',
-      object_key: written.key,
-      ...(written.bucket !== undefined && { object_bucket: written.bucket }),
-      object_uri: written.uri,
-      ...storageUriFields(`storage://${destination.storage.name}/${written.path}`),
-    };
-  }
 }
 
 /** The last path segment of a URL, percent-decoded where it decodes. */
@@ -234,21 +162,4 @@ function urlPathName(url: string): string {
 function fileName(raw: string): string {
   const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '_').trim();
   return name === '' || name === '.' || name === '..' ? 'image' : name;
-}
-
-/** `red.shoe.png` -> `red.shoe`; `.hidden` stays as it is. */
-function baseName(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
-}
-
-function extensionOf(path: string): string {
-  const name = path.split('/').pop() ?? '';
-  return name.includes('.') ? (name.split('.').pop() ?? '') : '';
-}
-
-/** The output format a file destination's extension asks for (`.webp` -> webp), when it is an output format. */
-function formatOfPath(path: string): OutputMediaType | undefined {
-  const type = mediaTypeOfExtension(extensionOf(path))?.type;
-  return type && isOutputMediaType(type) ? type : undefined;
 }

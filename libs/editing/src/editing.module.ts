@@ -3,11 +3,12 @@ import { ImagePipelineModule } from '@app/image-pipeline';
 import { StorageModule } from '@app/storage';
 import { EditAdmission } from './admission/edit-admission';
 import { EditExecutor } from './edit-executor';
+import { ResultWriter } from './results/result-writer';
 
 /** The edit itself (input -> pipeline -> output), for the API and the worker. */
 @Module({
   imports: [StorageModule, ImagePipelineModule],
-  providers: [EditAdmission, EditExecutor],
-  exports: [EditAdmission, EditExecutor],
+  providers: [EditAdmission, EditExecutor, ResultWriter],
+  exports: [EditAdmission, EditExecutor, ResultWriter],
 })
 export class EditingModule {}

@@ -1,6 +1,7 @@
 export * from './queue.constants';
 export * from './editing.module';
 export * from './edit-executor';
+export { ResultWriter } from './results/result-writer';
 export { EditAdmission, InputHold } from './admission/edit-admission';
 export * from './edit-planner';
 export * from './model-capabilities';
