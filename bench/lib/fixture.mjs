@@ -5,17 +5,9 @@ import sharp from 'sharp';
 export const PHOTO_WIDTH = 4000;
 export const PHOTO_HEIGHT = 3000;
 
-/** Deterministic 32-bit PRNG (mulberry32): the same photo on every machine and run. */
-export function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../../test/fixtures/seeded-random.mjs';
+
+export { random };
 
 /** Random values on a grid of `cell`-pixel squares, sampled bilinearly: texture about `cell` pixels wide. */
 function octave(rand, cell, amplitude) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { random as seeded } from '../fixtures/seeded-random.mjs';
 
 /**
  * The labelled set of the plate blur, built by code: plate-like objects (a white or yellow rectangle with a dark
@@ -35,18 +36,6 @@ export interface PlateScene {
   truth: Uint8Array;
   /** What else was drawn, for messages. */
   distractors: string[];
-}
-
-/** mulberry32: a small seeded generator, so that the set is the same every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Matrix = [number, number, number, number, number, number];
@@ -123,7 +112,7 @@ const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.t
  * false, the other texts only.
  */
 export async function plateScene(index: number, { plates: withPlates = true } = {}): Promise<PlateScene> {
-  const random = generator(1000 + index);
+  const random = seeded(1000 + index);
   const sizes = [
     [960, 720],
     [1280, 960],
