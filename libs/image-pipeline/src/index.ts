@@ -11,3 +11,4 @@ export * from './ports/segmenter.port';
 export * from './ports/face-detector.port';
 export * from './ports/text-detector.port';
 export * from './ports/super-resolver.port';
+export * from './ports/generative.port';

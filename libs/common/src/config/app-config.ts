@@ -2,7 +2,15 @@ import { isIP } from 'node:net';
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { Reader, type ConfigProblem, type Environment } from './config-reader';
+import { readGenerative, type GenerativeConfig } from './generative-config';
 import { readVision, type VisionConfig } from './vision-config';
+export {
+  GENERATIVE_BACKENDS,
+  SCENE_MODELS,
+  type GenerativeBackendName,
+  type GenerativeConfig,
+  type SceneModel,
+} from './generative-config';
 
 export type { ConfigProblem, Environment } from './config-reader';
 export {
@@ -115,6 +123,8 @@ export class AppConfig {
   readonly temporaryBucket?: TemporaryBucketConfig;
   /** The model runners of libs/vision: threads, queues, execution provider, model files. */
   readonly vision: VisionConfig;
+  /** The generator of scenes, outpaint and style transfer (libs/generative), and the scene gate. */
+  readonly generative: GenerativeConfig;
 
   constructor(values: Omit<AppConfig, 'databaseKind'>) {
     Object.assign(this, values);
@@ -268,6 +278,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
     vision: readVision(read),
+    generative: readGenerative(read),
   });
   // One secret for every tenant let a receiver of one account forge webhooks for another: refused, not ignored,
   // so that an operator who set it learns that receivers must now verify with their account's secret.
