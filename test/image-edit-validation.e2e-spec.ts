@@ -27,6 +27,8 @@ beforeAll(async () => {
     SEGMENTATION_MODEL_SHA256: '0'.repeat(64),
     TEXT_DETECTION_MODEL: '/nonexistent/text-detection.onnx',
     TEXT_DETECTION_MODEL_SHA256: '0'.repeat(64),
+    // and with generative work turned off: outpaint and style transfer answer 501 too
+    GENERATIVE_BACKEND: 'none',
   });
   photo = await quadrantsImage({ format: 'jpeg', width: 400, height: 300 });
 });

@@ -12,7 +12,12 @@ let images: ImageServer;
 
 beforeAll(async () => {
   images = await startImageServer();
-  app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', MAX_INPUT_PIXELS: '20000000' });
+  // GENERATIVE_BACKEND=none: a deployment that turned generative work off, where style transfer answers 501
+  app = await startTestApp({
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    MAX_INPUT_PIXELS: '20000000',
+    GENERATIVE_BACKEND: 'none',
+  });
   images.put('/photo.jpg', await quadrantsImage({ format: 'jpeg', width: 400, height: 300 }));
   images.put('/logo.png', await quadrantsImage({ format: 'png', width: 64, height: 48, alpha: true }));
   images.put('/not-an-image.jpg', Buffer.from('hello, this is text and not an image at all'));
@@ -112,7 +117,7 @@ describe('POST /v1/image/edit', () => {
   });
 
   it('answers 501 naming an operation that needs a model, after validating it', async () => {
-    // no generative backend is installed here (libs/vision's models are: segmentation, faces)
+    // no generative backend here (GENERATIVE_BACKEND=none)
     const response = await edit({
       input: images.url('/photo.jpg'),
       operations: { generative: { style_transfer: { prompt: 'soft watercolour' } } },

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { TasksModule } from '@app/editing';
+import { GenerativeModule } from '@app/generative';
 import { VisionModule } from '@app/vision';
 import { ShutdownLogger } from './shutdown.logger';
 
@@ -15,6 +16,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(),
         VisionModule,
+        GenerativeModule,
         TasksModule.forRoot(config, 'worker'),
       ],
       providers: [ShutdownLogger],

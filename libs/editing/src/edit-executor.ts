@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, ServiceException } from '@app/common';
-import { estimatePixelMemory, ImagePipeline, type ImageProbe, type PipelineResult } from '@app/image-pipeline';
-import { readWhole, SafeFetcher, StorageResolver, type ReserveBytes, type ResolvedReference } from '@app/storage';
+import { AppConfig } from '@app/common';
+import {
+  estimatePixelMemory,
+  ImagePipeline,
+  type EditAssets,
+  type ImageProbe,
+  type PipelineResult,
+} from '@app/image-pipeline';
+import type { ResolvedReference } from '@app/storage';
+import { fileName, SourceLoader, type EditSource } from './inputs/source-loader';
 import { EditAdmission, type InputHold } from './admission/edit-admission';
 import type { EditRequest } from './edit-request.model';
 import { planEdit, type PlanContext } from './edit-planner';
@@ -11,14 +18,9 @@ import { ModelCapabilities } from './model-capabilities';
 import { NO_FACE_FOUND, type EditNotice } from './privacy-plan';
 import { formatOfPath, ResultWriter } from './results/result-writer';
 
-/** An input image in memory with the name its results take in folders. */
-export interface EditSource {
-  bytes: Buffer;
-  /** File name (last path segment of the URL or reference, or the uploaded file's name). */
-  name: string;
-}
-
 /** An uploaded input, with the hold on the input budget it was admitted with (released when the edit ends). */
+export type { EditSource };
+
 export interface EditUpload extends EditSource {
   hold?: InputHold;
 }
@@ -47,8 +49,7 @@ export class EditExecutor {
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly pipeline: ImagePipeline,
-    private readonly resolver: StorageResolver,
-    private readonly fetcher: SafeFetcher,
+    private readonly sources: SourceLoader,
     private readonly results: ResultWriter,
     private readonly admission: EditAdmission,
     private readonly capabilities: ModelCapabilities,
@@ -70,8 +71,14 @@ export class EditExecutor {
     try {
       const source = upload
         ? { bytes: upload.bytes, name: fileName(upload.name) }
-        : await this.load(accountId, request.input ?? '', hold.reserve);
-      edited = await this.edit(holder, request, source, destination);
+        : await this.sources.load(accountId, request.input ?? '', hold.reserve);
+      const reference = request.operations.generative?.style_transfer?.style_reference_image;
+      const assets: EditAssets = {};
+      if (reference !== undefined) {
+        const field = 'operations.generative.style_transfer.style_reference_image';
+        assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
+      }
+      edited = await this.edit(holder, request, source, destination, assets);
     } finally {
       hold.release();
     }
@@ -89,7 +96,13 @@ export class EditExecutor {
    * that every step after the crop is sized from the cropped image; the first plan's checks (422, 501) come
    * before any pixel is decoded, and the uncut plan bounds the memory.
    */
-  private async edit(holder: string, request: EditRequest, source: EditSource, destination?: ResolvedReference) {
+  private async edit(
+    holder: string,
+    request: EditRequest,
+    source: EditSource,
+    destination: ResolvedReference | undefined,
+    assets: EditAssets,
+  ) {
     const probe = await this.probe(source.bytes);
     const planContext: PlanContext = {
       maxPixels: this.config.maxInputPixels,
@@ -109,7 +122,7 @@ export class EditExecutor {
           if (faces.length === 0) notices.push(NO_FACE_FOUND);
           plan = planEdit(request, probe, { ...planContext, faces });
         }
-        return await this.pipeline.run(source.bytes, probe, plan, replan);
+        return await this.pipeline.run(source.bytes, probe, plan, replan, assets);
       } catch (error) {
         throw toImageError(error);
       }
@@ -124,42 +137,4 @@ export class EditExecutor {
       throw toImageError(error);
     }
   }
-
-  /**
-   * Downloads a URL (SafeFetcher: address policy, timeouts, size cap) or reads a storage object (size cap),
-   * holding its bytes in the input budget through `reserve` as they arrive.
-   */
-  private async load(accountId: number, input: string, reserve: ReserveBytes): Promise<EditSource> {
-    if (!input.startsWith('storage://')) {
-      // named after the URL the client gave, not where redirects led
-      const download = await this.fetcher.download(input, { reserve });
-      return { bytes: download.buffer, name: fileName(urlPathName(input)) };
-    }
-    const resolved = await this.resolver.resolve(accountId, input, 'input');
-    if (resolved.isFolder) {
-      throw ServiceException.validation({ input: ['input must name a file, not a folder (ending in "/")'] });
-    }
-    const object = await resolved.driver.read(resolved.path);
-    const bytes = await readWhole(object.stream, this.config.fetchMaxBytes, input, object.size, reserve);
-    return { bytes, name: fileName(resolved.path) };
-  }
-}
-
-/** The last path segment of a URL, percent-decoded where it decodes. */
-function urlPathName(url: string): string {
-  const segment = new URL(url).pathname.split('/').filter(Boolean).pop() ?? '';
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-/**
- * The one rule for the name a result takes in a folder, from a URL's segment, a storage path or an uploaded
- * file's name: the last segment, without control characters; `image` when nothing usable is left.
- */
-function fileName(raw: string): string {
-  const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '_').trim();
-  return name === '' || name === '.' || name === '..' ? 'image' : name;
 }

@@ -6,9 +6,11 @@ import type {
   EditPlan,
   EncodePlan,
   ImageProbe,
+  OutpaintPlan,
   OutputFormat,
   Rgba,
   Sides,
+  StyleTransferPlan,
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
@@ -52,7 +54,7 @@ function outputFormat(request: EditRequest, probe: ImageProbe, context: PlanCont
 }
 
 /** The encoder's settings for the request's format options, or the defaults of the format the service picked. */
-function encodePlan(format: OutputFormat, asked: FormatOptions | undefined): EncodePlan {
+export function encodePlan(format: OutputFormat, asked: FormatOptions | undefined): EncodePlan {
   const options = asked?.type === format ? asked : formatOptions(format);
   switch (options.type) {
     case 'jpeg':
@@ -73,7 +75,7 @@ function encodePlan(format: OutputFormat, asked: FormatOptions | undefined): Enc
 }
 
 /** Side lengths in pixels of an image of `width` x `height`; each at most half of its side, else 422. */
-function resolveSides(lengths: SideLengths, width: number, height: number, field: string): Sides {
+export function resolveSides(lengths: SideLengths, width: number, height: number, field: string): Sides {
   const px = (value: number, side: number) => (lengths.unit === 'percent' ? Math.round((value * side) / 100) : value);
   const sides = {
     top: px(lengths.top, height),
@@ -155,19 +157,60 @@ function resizeRequest(request: EditRequest): ResizeRequest {
   };
 }
 
-/** The outpaint target (the image grown by outpaint_by, then resized) must stay within 16.78 MP. */
-function checkOutpaint(request: EditRequest, size: Dimensions): void {
+/** Feathering when the request gives none: a narrow band, enough to hide the seam (percent of the side). */
+export const DEFAULT_FEATHERING = 3;
+
+/**
+ * `fit: outpaint` (contract rule 6 and `outpaint_by`): the image grown by `outpaint_by` on each side (a 1000x1000
+ * image with `10% 5%` becomes 1200x1100); then, where width and height ask for a size, that grown image fitted
+ * inside it, the rest generated too. Both absent or `auto`: the grown size itself. The target stays within
+ * 16.78 MP (422).
+ */
+function planOutpaint(request: EditRequest, size: Dimensions): OutpaintPlan | undefined {
   const fit = request.operations.resizing?.fit;
-  if (fit?.type !== 'outpaint') return;
+  if (fit?.type !== 'outpaint') return undefined;
   const grow = fit.outpaint_by
     ? resolveSides(fit.outpaint_by, size.width, size.height, 'operations.resizing.fit.outpaint_by')
     : { top: 0, right: 0, bottom: 0, left: 0 };
   const extended = { width: size.width + grow.left + grow.right, height: size.height + grow.top + grow.bottom };
   // rule 6: the generated background fills the whole width x height
-  const target = targetSize({ ...resizeRequest(request), fit: 'canvas' }, extended)?.box ?? extended;
-  if (target.width * target.height > OUTPAINT_MAX_PIXELS) {
-    throw tooManyPixels('operations.resizing', target, OUTPAINT_MAX_PIXELS, 'the outpaint target');
+  const canvas = targetSize({ ...resizeRequest(request), fit: 'canvas' }, extended)?.box ?? extended;
+  if (canvas.width * canvas.height > OUTPAINT_MAX_PIXELS) {
+    throw tooManyPixels('operations.resizing', canvas, OUTPAINT_MAX_PIXELS, 'the outpaint target');
   }
+  const scale = Math.min(canvas.width / extended.width, canvas.height / extended.height);
+  const offsetX = (canvas.width - extended.width * scale) / 2;
+  const offsetY = (canvas.height - extended.height * scale) / 2;
+  const left = Math.round(offsetX + grow.left * scale);
+  const top = Math.round(offsetY + grow.top * scale);
+  const inner = {
+    left,
+    top,
+    width: Math.max(1, Math.min(canvas.width - left, Math.round(size.width * scale))),
+    height: Math.max(1, Math.min(canvas.height - top, Math.round(size.height * scale))),
+  };
+  const feathering = fit.feathering ?? DEFAULT_FEATHERING;
+  return {
+    width: canvas.width,
+    height: canvas.height,
+    inner,
+    feather: {
+      x: Math.round((feathering * inner.width) / 100),
+      y: Math.round((feathering * inner.height) / 100),
+    },
+  };
+}
+
+function planStyleTransfer(request: EditRequest): StyleTransferPlan | undefined {
+  const style = request.operations.generative?.style_transfer;
+  if (!style) return undefined;
+  return {
+    ...(style.prompt !== undefined && { prompt: style.prompt }),
+    reference: style.style_reference_image !== undefined,
+    styleStrength: style.style_strength,
+    denoisingStrength: style.denoising_strength,
+    depthStrength: style.depth_strength,
+  };
 }
 
 /**
@@ -210,12 +253,14 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     };
     checkSize('operations.padding', size, context.maxPixels, 'the padded image');
   }
-  checkOutpaint(request, size);
+  const outpaint = planOutpaint(request, size);
+  if (outpaint) {
+    plan.outpaint = outpaint;
+    size = { width: outpaint.width, height: outpaint.height };
+    checkSize('operations.resizing', size, context.maxPixels, 'the result');
+  }
   const upscale = restorations?.upscale ? { mode: restorations.upscale } : undefined;
-  const resize =
-    request.operations.resizing?.fit.type === 'outpaint'
-      ? undefined
-      : planResize(resizeRequest(request), size, { upscale, fill });
+  const resize = outpaint ? undefined : planResize(resizeRequest(request), size, { upscale, fill });
   if (resize) {
     // a smart crop scores the whole image scaled to cover the box before it cuts (libvips computes a centre
     // crop lazily): that size is held in memory too
@@ -229,7 +274,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const { maxSide } = outputCapabilities(format);
   if (Math.max(size.width, size.height) > maxSide) {
     throw ServiceException.validation({
-      [resize ? 'operations.resizing' : 'output.format']: [
+      [resize || outpaint ? 'operations.resizing' : 'output.format']: [
         `the result would be ${size.width}x${size.height}; ${format} holds at most ${maxSide} pixels per side`,
       ],
     });
@@ -239,6 +284,8 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   }
   const adjust = adjustPlan(request);
   if (adjust) plan.adjust = adjust;
+  const style = planStyleTransfer(request);
+  if (style) plan.styleTransfer = style;
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
   assertModelsInstalled(request, context.capabilities);

@@ -1,17 +1,20 @@
 import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import sharp from 'sharp';
-import { AppConfig } from '@app/common';
+import { AppConfig, ServiceException } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
 import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
 import { findFaces } from './operations/identity-crop.operation';
-import type { Replan } from './operations/pipeline-step';
+import type { EditAssets, Replan } from './operations/pipeline-step';
 import { FaceDetector, type DetectedFace } from './ports/face-detector.port';
 import { Segmenter } from './ports/segmenter.port';
 import { TextDetector } from './ports/text-detector.port';
 import { SuperResolver } from './ports/super-resolver.port';
+import { GenerativeBackend } from './ports/generative.port';
+import { composeScene, type SceneOutcome, type SceneSource } from './scene/scene-composer';
+import type { ScenePlan } from './scene/scene-plan';
 import { PixelPool } from './workers/pixel-pool';
 import { ThreadShare } from './workers/thread-share';
 
@@ -44,6 +47,7 @@ export class ImagePipeline implements OnApplicationShutdown {
     @Optional() @Inject(FaceDetector) private readonly faces?: FaceDetector,
     @Optional() @Inject(TextDetector) private readonly textDetector?: TextDetector,
     @Optional() @Inject(SuperResolver) private readonly superResolver?: SuperResolver,
+    @Optional() @Inject(GenerativeBackend) private readonly generative?: GenerativeBackend,
   ) {
     // libvips' operation cache would keep recent images' pixels for re-use; a service sees each image once.
     sharp.cache(false);
@@ -81,10 +85,16 @@ export class ImagePipeline implements OnApplicationShutdown {
    * resizing: a step that crops (background clipping) calls for it, since the planner sized those steps from the
    * whole input.
    */
-  async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan, replan?: Replan): Promise<PipelineResult> {
+  async run(
+    bytes: Buffer,
+    probe: ImageProbe,
+    plan: EditPlan,
+    replan?: Replan,
+    assets?: EditAssets,
+  ): Promise<PipelineResult> {
     sharp.concurrency(this.threads.enter());
     try {
-      return await this.process(bytes, probe, plan, replan);
+      return await this.process(bytes, probe, plan, replan, assets);
     } catch (error) {
       throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
     } finally {
@@ -92,7 +102,13 @@ export class ImagePipeline implements OnApplicationShutdown {
     }
   }
 
-  private async process(bytes: Buffer, probe: ImageProbe, plan: EditPlan, replan?: Replan): Promise<PipelineResult> {
+  private async process(
+    bytes: Buffer,
+    probe: ImageProbe,
+    plan: EditPlan,
+    replan?: Replan,
+    assets?: EditAssets,
+  ): Promise<PipelineResult> {
     const context = {
       bytes,
       probe,
@@ -105,10 +121,42 @@ export class ImagePipeline implements OnApplicationShutdown {
       textDetector: this.textDetector,
       faceDetector: this.faces,
       superResolver: this.superResolver,
+      generative: this.generative,
+      assets,
     };
     const stage = await runSteps(context);
     const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });
     return { data, format: plan.encode.format, width: info.width, height: info.height };
+  }
+
+  /**
+   * The images of a scene (scene/scene-composer.ts): the object placed as `plan` says on the backend's scenes.
+   * `signal` ends the work between stages (the request's time limit).
+   */
+  async createScene(
+    object: SceneSource,
+    template: SceneSource | undefined,
+    plan: ScenePlan,
+    signal: AbortSignal,
+  ): Promise<SceneOutcome> {
+    if (!this.generative) {
+      throw new ServiceException('OPERATION_NOT_IMPLEMENTED', 'No generative backend is configured on this service.');
+    }
+    sharp.concurrency(this.threads.enter());
+    try {
+      const resources = {
+        pool: this.pool,
+        profiles: this.profiles,
+        maxPixels: this.config.maxInputPixels,
+        segmenter: this.segmenter,
+        backend: this.generative,
+      };
+      return await composeScene(object, template, plan, resources, signal);
+    } catch (error) {
+      throw decodeError(error, { probe: object.probe, maxPixels: this.config.maxInputPixels });
+    } finally {
+      this.threads.leave();
+    }
   }
 
   /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */

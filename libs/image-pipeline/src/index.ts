@@ -1,7 +1,7 @@
 export * from './edit-plan';
 export * from './image-pipeline';
 export * from './image-pipeline.module';
-export { PIPELINE_PHASES, type PipelinePhase } from './operations/pipeline-step';
+export { PIPELINE_PHASES, type EditAssets, type PipelinePhase } from './operations/pipeline-step';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';
 export * from './workers/pixel-pool';
@@ -12,3 +12,5 @@ export * from './ports/face-detector.port';
 export * from './ports/text-detector.port';
 export * from './ports/super-resolver.port';
 export * from './ports/generative.port';
+export * from './scene/scene-plan';
+export { estimateSceneMemory, type SceneOutcome, type SceneSource } from './scene/scene-composer';

@@ -43,6 +43,12 @@ const MATERIALISED_FRAMES = 2;
 /** Extra frames of the background steps, and bytes per pixel of the matte's working planes. */
 const BACKGROUND_FRAMES = 4;
 const MATTE_BYTES_PER_PIXEL = 96;
+/**
+ * Extra frames of the generative steps: outpaint holds the scaled image, the canvas, its mask, the backend's copy
+ * and answer, the feather overlay and the composite; style transfer the image, the backend's copy and answer.
+ */
+const OUTPAINT_FRAMES = 6;
+const STYLE_FRAMES = 3;
 /** Extra output frames of encoders that take the whole result. */
 const WHOLE_ENCODERS: ReadonlySet<EditPlan['encode']['format']> = new Set(['webp', 'avif']);
 
@@ -55,7 +61,9 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): numb
   const frames = DECODE_FRAMES[probe.format] + (materialises(plan) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
-  return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame));
+  const generative =
+    (plan.outpaint ? OUTPAINT_FRAMES : 0) * output * 4 + (plan.styleTransfer ? STYLE_FRAMES : 0) * frame;
+  return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative);
 }
 
 /** What the background steps hold beyond the materialised frames (see the top of this file). */
@@ -83,13 +91,16 @@ function materialises(plan: EditPlan): boolean {
     plan.blurBackground ||
     plan.flatten ||
     plan.padding ||
-    plan.adjust,
+    plan.adjust ||
+    plan.outpaint ||
+    plan.styleTransfer,
   );
 }
 
 /** Pixels of the result: the resize's size, or the input's plus padding. */
 function outputPixels(probe: EstimatedProbe, plan: EditPlan): number {
   if (plan.resize) return plan.resize.width * plan.resize.height;
+  if (plan.outpaint) return plan.outpaint.width * plan.outpaint.height;
   const { top = 0, right = 0, bottom = 0, left = 0 } = plan.padding ?? {};
   return (probe.width + left + right) * (probe.height + top + bottom);
 }

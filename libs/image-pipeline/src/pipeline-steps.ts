@@ -4,10 +4,11 @@ import { removeBackgroundStep } from './operations/background-removal.operation'
 import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
+import { outpaintStep, styleTransferStep } from './operations/generative.operation';
 import { identityCropStep } from './operations/identity-crop.operation';
 import { paddingStep } from './operations/padding.operation';
 import { blurPlatesStep } from './operations/plate-blur.operation';
-import { planned, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
+import { type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
 import { decompressStep } from './operations/restore.operation';
 import { polishStep, upscaleStep } from './operations/upscale.operation';
@@ -33,8 +34,9 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   // the upscale model enlarges by its scale where the size grows (ResizePlan.upscale); resize makes the exact size
   upscaleStep,
   resizeStep,
+  outpaintStep,
   adjustStep,
-  planned('style transfer', 'style transfer'),
+  styleTransferStep,
   encodeStep,
 ];
 

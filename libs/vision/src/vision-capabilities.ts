@@ -1,5 +1,6 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModelCapabilities, type ModelCapability } from '@app/editing';
+import { GenerativeBackend } from '@app/image-pipeline';
 import type { ModelRunner, ModelState } from './model-runner';
 import { FaceApiDetector } from './faces/face-detector.model';
 import { U2NetSegmenter } from './segmentation/segmentation.model';
@@ -9,8 +10,8 @@ import { PpOcrTextDetector } from './text/text-detection.model';
 /**
  * Which vision models this process runs, and their state. Each model's file is verified once, at start
  * (onModuleInit, before the app listens): a missing or wrong file is logged naming it, and the operations that
- * need the model answer 501. Verified models load at their first use. `generative` is libs/generative's to
- * answer.
+ * need the model answer 501. Verified models load at their first use. `generative` is available where
+ * libs/generative provides the pipeline's GenerativeBackend port (GenerativeModule).
  */
 @Injectable()
 export class VisionCapabilities extends ModelCapabilities implements OnModuleInit, OnApplicationShutdown {
@@ -23,8 +24,10 @@ export class VisionCapabilities extends ModelCapabilities implements OnModuleIni
     faces: FaceApiDetector,
     textDetector: PpOcrTextDetector,
     superResolver: EsrganSuperResolver,
+    @Optional() @Inject(GenerativeBackend) generative?: GenerativeBackend,
   ) {
     super();
+    if (generative) this.installed.add('generative');
     this.runners = {
       segmentation: segmenter.runner,
       'face-detection': faces.runner,

@@ -4,9 +4,10 @@ import type { Reader } from './config-reader';
 /**
  * Which generator the scene, outpaint and style-transfer jobs go to (libs/generative: backend.factory.ts).
  * `local`: the deterministic CPU backend that ships with the service. The others are HTTP adapters to generators
- * a team runs itself (docs/generator-protocols.md).
+ * a team runs itself (docs/generator-protocols.md). `none`: no generative work at all (scene creation, outpaint and
+ * style transfer answer 501).
  */
-export const GENERATIVE_BACKENDS = ['local', 'comfyui', 'automatic1111', 'openai'] as const;
+export const GENERATIVE_BACKENDS = ['local', 'comfyui', 'automatic1111', 'openai', 'none'] as const;
 export type GenerativeBackendName = (typeof GENERATIVE_BACKENDS)[number];
 
 /** The contract's `scene.model` values; each may name a model (checkpoint) of the configured generator. */
@@ -41,7 +42,7 @@ export interface GenerativeConfig {
 export function readGenerative(read: Reader): GenerativeConfig {
   const backend = read.oneOf('GENERATIVE_BACKEND', GENERATIVE_BACKENDS, 'local');
   const url = read.url('GENERATIVE_URL', ['http:', 'https:']);
-  if (backend !== 'local' && url === undefined && read.string('GENERATIVE_URL') === undefined) {
+  if (backend !== 'local' && backend !== 'none' && url === undefined && read.string('GENERATIVE_URL') === undefined) {
     read.problem('GENERATIVE_URL', `is required with GENERATIVE_BACKEND=${backend}: the generator's base URL`);
   }
   const models: Partial<Record<SceneModel, string>> = {};

@@ -9,6 +9,8 @@ export interface AdmissionLimits {
   holderCapacity: number;
   /** Requests that may wait; one more is refused at once. */
   queueLimit: number;
+  /** The refusal of one request too many; absent: 503 EDIT_BUSY ({@link editBusy}). */
+  refusal?: () => ServiceException;
 }
 
 /** The refusal of work the process has no room for: 503 EDIT_BUSY with Retry-After, and `headers`. */
@@ -67,7 +69,7 @@ export class AdmissionGate {
       this.admitWaiting();
       if (this.waiting.length > this.limits.queueLimit && this.waiting.includes(waiter)) {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        reject(editBusy());
+        reject((this.limits.refusal ?? editBusy)());
       }
     });
   }

@@ -89,7 +89,7 @@ function readFormatOptions(type: OutputFormat, dto: FormatOptionsDto, path: stri
 }
 
 /** `format`: a name (its defaults) or an options object by `type`. */
-function readFormat(raw: unknown, path: string, issues: Issues): FormatOptions | undefined {
+export function readFormat(raw: unknown, path: string, issues: Issues): FormatOptions | undefined {
   if (isOutputFormat(raw)) return formatOptions(raw);
   if (!isPlainObject(raw)) {
     issues.add(path, `format must be one of ${OUTPUT_FORMATS.join(', ')}, or an options object with type`);

@@ -5,6 +5,7 @@ import type { Segmenter } from '../ports/segmenter.port';
 import type { TextDetector } from '../ports/text-detector.port';
 import type { FaceDetector } from '../ports/face-detector.port';
 import type { SuperResolver } from '../ports/super-resolver.port';
+import type { GenerativeBackend } from '../ports/generative.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
 
@@ -46,6 +47,15 @@ export interface StepContext {
   readonly faceDetector?: FaceDetector;
   /** The model of the upscale and polish steps; absent where no super-resolution model is installed. */
   readonly superResolver?: SuperResolver;
+  /** The generator of outpaint and style transfer; absent where libs/generative is not loaded. */
+  readonly generative?: GenerativeBackend;
+  /** Images the plan refers to besides the input (the style reference), read before the run. */
+  readonly assets?: EditAssets;
+}
+
+/** Images an edit reads besides its input, loaded by the caller (EditExecutor) before the pipeline runs. */
+export interface EditAssets {
+  styleReference?: Buffer;
 }
 
 /**
@@ -77,18 +87,4 @@ export interface DecodeStep {
   readonly phase: 'decode';
   /** `toEightBit`: a later step that runs assumes 8-bit sRGB. */
   open(context: StepContext, toEightBit: boolean): Promise<StageImage>;
-}
-
-/**
- * The slot of an operation that needs a model and is not built yet. The planner answers 501 before the
- * pipeline for every request that would need it, so it never applies; building it replaces this entry.
- */
-export function planned(name: string, phase: PipelinePhase): PipelineStep<never> {
-  return {
-    name,
-    phase,
-    assumes8BitSrgb: false,
-    partOf: () => undefined,
-    run: () => Promise.reject(new Error(`The pipeline step ${name} is not built yet`)),
-  };
 }

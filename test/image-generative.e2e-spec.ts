@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mirrorBlurFill, seamVisibility } from '@app/generative';
+import { fetchResult, editImage } from './helpers/edit-client';
+import { call } from './helpers/http';
+import { startImageServer, type ImageServer } from './helpers/image-server';
+import { rawOf } from './helpers/scene-fixtures';
+import { startWorkerFor, waitForTask } from './helpers/tasks';
+import { startTestApp, type TestApp } from './helpers/test-app';
+import type { RunningProcess } from './helpers/process';
+
+/*
+ * `fit: outpaint` and `style_transfer` in the edit endpoint with the local generative backend, over HTTP: the
+ * contract's outpaint arithmetic, the image's own pixels kept, the seam measured against a mirror-and-blur fill,
+ * style statistics moved in proportion to style_strength, and both in an asynchronous task.
+ */
+
+const PHOTOS = join(__dirname, 'fixtures', 'composites');
+
+let app: TestApp;
+let worker: RunningProcess | undefined;
+let images: ImageServer;
+let photo: Buffer;
+
+beforeAll(async () => {
+  images = await startImageServer();
+  app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+  worker = await startWorkerFor(app);
+  // a 400x300 PNG cut from a real photo (a lossless input, so kept pixels compare exactly)
+  photo = await sharp(readFileSync(join(PHOTOS, 'coffee.jpg')))
+    .extract({ left: 100, top: 50, width: 400, height: 300 })
+    .png()
+    .toBuffer();
+  images.put('/photo.png', photo);
+  for (const name of ['brick', 'grass', 'gravel', 'chelsea'])
+    images.put(`/${name}.jpg`, readFileSync(join(PHOTOS, `${name}.jpg`)));
+  images.put('/blue.png', await blueReference());
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await app?.close();
+  await images?.stop();
+});
+
+/** A reference image in cold blue tones with some texture. */
+async function blueReference(): Promise<Buffer> {
+  const data = Buffer.alloc(128 * 128 * 3);
+  for (let i = 0; i < 128 * 128; i += 1) {
+    data[i * 3] = 20 + (i % 29);
+    data[i * 3 + 1] = 60 + (i % 41);
+    data[i * 3 + 2] = 170 + (i % 53);
+  }
+  return sharp(data, { raw: { width: 128, height: 128, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+async function edited(input: string, operations: unknown, output: unknown = { format: 'png' }) {
+  const res = await editImage(app, { input: images.url(input), operations, output });
+  expect(res.status, res.text).toBe(200);
+  return { data: res.body.data, image: await rawOf(await fetchResult(app, res.body.data.output.tmp_url)) };
+}
+
+describe('fit: outpaint', () => {
+  it.each<[string, unknown, number, number]>([
+    [
+      'outpaint_by "10% 5%" (the contract: 20% wider, 10% higher)',
+      { fit: { type: 'outpaint', outpaint_by: '10% 5%' } },
+      480,
+      330,
+    ],
+    ['outpaint_by "20%"', { fit: { type: 'outpaint', outpaint_by: '20%' } }, 560, 420],
+    ['outpaint_by "50px"', { fit: { type: 'outpaint', outpaint_by: '50px' } }, 500, 400],
+    ['outpaint_by "40px 10px"', { fit: { type: 'outpaint', outpaint_by: '40px 10px' } }, 480, 320],
+    ['both sides "auto"', { width: 'auto', height: 'auto', fit: { type: 'outpaint', outpaint_by: '10%' } }, 480, 360],
+    ['a final size, fit "outpaint" by name', { width: 800, height: 300, fit: 'outpaint' }, 800, 300],
+    ['outpaint_by, then a final width', { width: 240, fit: { type: 'outpaint', outpaint_by: '10% 5%' } }, 240, 165],
+  ])('%s', async (_name, resizing, width, height) => {
+    const { data, image } = await edited('/photo.png', { resizing });
+    expect(data.output).toMatchObject({ width, height });
+    expect([image.width, image.height]).toEqual([width, height]);
+  });
+
+  it("keeps the image's own pixels beyond the feather band, and fills the whole canvas", async () => {
+    const { image } = await edited('/photo.png', {
+      resizing: { fit: { type: 'outpaint', outpaint_by: '10% 5%', feathering: '5%' } },
+    });
+    const original = await rawOf(photo);
+    // the photo sits at (40, 15); 5% feathering is 20 px across left/right and 15 px across top/bottom
+    let differing = 0;
+    for (let y = 15; y < 285; y += 1) {
+      for (let x = 20; x < 380; x += 1) {
+        const o = (y * 400 + x) * original.channels;
+        const p = ((y + 15) * 480 + x + 40) * image.channels;
+        for (let c = 0; c < 3; c += 1) if (original.data[o + c] !== image.data[p + c]) differing += 1;
+      }
+    }
+    expect(differing).toBe(0);
+    // no black hole left in the new area
+    let black = 0;
+    for (let i = 0; i < image.data.length; i += image.channels)
+      if (image.data[i] + image.data[i + 1] + image.data[i + 2] < 6) black += 1;
+    expect(black / (480 * 330)).toBeLessThan(0.001);
+  });
+
+  it('hides the seam better than a mirror-and-blur fill of the same images (seam visibility measured)', async () => {
+    for (const name of ['brick', 'grass', 'gravel', 'chelsea']) {
+      const { image } = await edited(`/${name}.jpg`, {
+        resizing: { fit: { type: 'outpaint', outpaint_by: '25%', feathering: '0%' } },
+      });
+      const source = await rawOf(readFileSync(join(PHOTOS, `${name}.jpg`)));
+      const inner = {
+        left: Math.round(source.width * 0.25),
+        top: Math.round(source.height * 0.25),
+        width: source.width,
+        height: source.height,
+      };
+      const rgb = (raw: Awaited<ReturnType<typeof rawOf>>) =>
+        new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length);
+      const canvas = new Uint8Array(image.width * image.height * 3);
+      for (let y = 0; y < source.height; y += 1) {
+        canvas.set(
+          rgb(source).subarray(y * source.width * 3, (y + 1) * source.width * 3),
+          ((y + inner.top) * image.width + inner.left) * 3,
+        );
+      }
+      const baseline = mirrorBlurFill({
+        data: canvas,
+        width: image.width,
+        height: image.height,
+        inner,
+        feather: { x: 0, y: 0 },
+        seed: 1,
+        variant: 0,
+        preference: 'optimal',
+      });
+      const ours = seamVisibility(rgb(image), image.width, image.height, inner);
+      const mirrored = seamVisibility(baseline, image.width, image.height, inner);
+      expect(ours, `${name}: ours ${ours.toFixed(3)} vs mirror-and-blur ${mirrored.toFixed(3)}`).toBeLessThan(mirrored);
+    }
+  });
+
+  it('runs in an asynchronous task too', async () => {
+    const res = await call(app.url, 'POST', '/v1/image/edit/async', {
+      key: app.adminKey,
+      body: {
+        input: images.url('/photo.png'),
+        operations: { resizing: { fit: { type: 'outpaint', outpaint_by: '10% 5%' } } },
+        output: { format: 'jpeg' },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);
+    expect(task.status, JSON.stringify(task)).toBe('DONE');
+    expect(task.result.output_object).toMatchObject({ width: 480, height: 330, format: 'jpeg' });
+  });
+});
+
+describe('style_transfer', () => {
+  /** Mean colour of an image. */
+  function mean(image: Awaited<ReturnType<typeof rawOf>>): number[] {
+    const sums = [0, 0, 0];
+    for (let i = 0; i < image.data.length; i += image.channels)
+      for (let c = 0; c < 3; c += 1) sums[c] += image.data[i + c];
+    return sums.map((sum) => sum / (image.width * image.height));
+  }
+  const distance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+  it('moves the colour statistics towards the reference in proportion to style_strength', async () => {
+    const reference = mean(await rawOf(await blueReference()));
+    const original = mean(await rawOf(photo));
+    const distances: number[] = [];
+    for (const strength of [0, 0.5, 1]) {
+      const { data, image } = await edited('/photo.png', {
+        generative: { style_transfer: { style_reference_image: images.url('/blue.png'), style_strength: strength } },
+      });
+      expect(data.output).toMatchObject({ width: 400, height: 300 });
+      distances.push(distance(mean(image), reference));
+    }
+    const before = distance(original, reference);
+    expect(distances[0]).toBeCloseTo(before, 0);
+    expect(distances[1]).toBeLessThan(before * 0.75);
+    expect(distances[2]).toBeLessThan(distances[1] * 0.75);
+  });
+
+  it('restyles from a prompt alone, and keeps the composition', async () => {
+    const { image } = await edited('/photo.png', {
+      generative: { style_transfer: { prompt: 'cool blue tones', style_strength: 1 } },
+    });
+    const [r, , b] = mean(image);
+    const [r0, , b0] = mean(await rawOf(photo));
+    expect(b - r).toBeGreaterThan(b0 - r0 + 10);
+  });
+});
