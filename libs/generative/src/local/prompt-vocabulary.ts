@@ -174,6 +174,13 @@ export function readPrompt(text: string | undefined, negative?: string): PromptR
       continue;
     }
     if (excluded.has(word)) continue;
+    if (COLOUR_WORDS[word] && next !== undefined && COLOUR_WORDS[next] && !SURFACE_WORDS[next] && !excluded.has(next)) {
+      // Two colour words in a row name one colour ("sage green", "navy blue"): their mean.
+      reading.colours.push(mean(COLOUR_WORDS[word], COLOUR_WORDS[next]));
+      reading.understood.push(`${word} ${next}`);
+      index += 1;
+      continue;
+    }
     const colour = COLOUR_WORDS[word];
     const surface = SURFACE_WORDS[word] ?? SURFACE_WORDS[word.replace(/s$/, '')];
     const light = LIGHT_WORDS[word];
@@ -186,6 +193,10 @@ export function readPrompt(text: string | undefined, negative?: string): PromptR
     else if (!FILLER.has(word) && !/^\d+$/.test(word)) reading.ignored.push(word);
   }
   return reading;
+}
+
+function mean(a: PortColour, b: PortColour): PortColour {
+  return { r: Math.round((a.r + b.r) / 2), g: Math.round((a.g + b.g) / 2), b: Math.round((a.b + b.b) / 2) };
 }
 
 function words(text: string): string[] {

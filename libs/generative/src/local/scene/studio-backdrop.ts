@@ -106,7 +106,7 @@ function paint(context: SceneContext, studio: Studio): Uint8Array {
     const onFloor = t * t * (3 - 2 * t);
     const depth = (height * 0.9) / Math.max(1, y - vanishing);
     // The top of the wall, far from the light, a little darker; the sweep's curve slightly brighter.
-    const rowLight = light.exposure * (1 - 0.08 * Math.max(0, 1 - y / line) + 0.03 * (1 - Math.abs(2 * t - 1)));
+    const rowLight = light.exposure * (1 - 0.08 * Math.max(0, 1 - y / line) + 0.015 * (1 - Math.abs(2 * t - 1)));
     const dy2 = (y - lightY) ** 2;
     const r0 = wall.r + (floor.r - wall.r) * onFloor;
     const g0 = wall.g + (floor.g - wall.g) * onFloor;

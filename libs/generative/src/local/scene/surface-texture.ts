@@ -55,9 +55,14 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
     case 'wood':
       return {
         sample(u, v, px, py, out) {
-          const ring = Math.sin(TAU * (u * 22 + noise.fbm(u * 1.2, v * 0.35, octaves) * 2.2));
-          out[0] = ring * 0.06 + noise.at(u * 90, v * 4) * 0.05 + grain(px, py) * 0.01;
-          out[1] = Math.max(0, ring) ** 6 * 0.45;
+          // Planks along the depth, each with its own tone and grain phase, a dark seam between them.
+          const across = u * 7;
+          const plank = Math.floor(across);
+          const within = across - plank;
+          const seam = within < 0.015 || within > 0.985 ? 0.16 : 0;
+          const ring = Math.sin(TAU * (u * 22 + plank * 0.37 + noise.fbm(u * 1.2, v * 0.35 + plank, octaves) * 2.2));
+          out[0] = ring * 0.05 + noise.at(u * 90, v * 4) * 0.045 + noise.grain(plank, 11) * 0.07 - seam;
+          out[1] = Math.max(0, ring) ** 6 * 0.4 + grain(px, py) * 0.01;
         },
       };
     case 'concrete':
@@ -71,7 +76,7 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
       return {
         sample(u, v, px, py, out) {
           const coarse = noise.fbm(u * 3, v * 3, octaves);
-          const ridge = 1 - Math.abs(noise.fbm(u * 9 + 13, v * 9, octaves));
+          const ridge = 1 - Math.abs(noise.fbm(u * 9 + 13, v * 9, Math.min(octaves, 4)));
           out[0] = coarse * 0.1 + ridge * 0.05 + grain(px, py) * 0.025;
           out[1] = ridge ** 10 * 0.6;
         },
