@@ -106,6 +106,28 @@ describe('renderScene: shadows', () => {
   });
 });
 
+describe('renderScene: any canvas', () => {
+  it('an empty mask: the backdrop alone, no shadow', () => {
+    const { data, details } = render({}, new Uint8Array(W * H * 4));
+    expect(details.view).toBe('top');
+    expect(new Set(data).size).toBe(1);
+  });
+
+  it('a wide canvas (16:9) with an object near its right edge: shadow under it, none on the left', () => {
+    const width = 480;
+    const height = 270;
+    const object = new Uint8Array(width * height * 4);
+    for (let y = 120; y <= 250; y++)
+      for (let x = 400; x <= 470; x++) object.set([20, 20, 20, 255], (y * width + x) * 4);
+    for (const background of [{ kind: 'prompt' } as const, { kind: 'shadows', colour: WHITE, view: 'top' } as const]) {
+      const { data } = renderScene({ width, height, object, background, preference: 'fast', seed: 4, variant: 3 });
+      expect(data.length).toBe(width * height * 3);
+      const under = data[(253 * width + 435) * 3];
+      expect(under).toBeLessThan(data[(253 * width + 300) * 3] - 15);
+    }
+  });
+});
+
 describe('renderScene: prompt', () => {
   const prompt = (text: string, extra: Partial<SceneRenderInput> = {}) =>
     render({ prompt: text, background: { kind: 'prompt' }, ...extra });
