@@ -101,7 +101,7 @@ export function renderScene(input: SceneRenderInput): SceneRenderOutput {
   const plane = shadowPlane(grid.alpha, shape, view, light, floorTop);
   const shadow = enlarge(plane, across, down, new Float32Array(width * height));
   const context: SceneContext = { input, quality, grid, shape, light, across, down, shadow, view };
-  const details: Record<string, string | number> = { renderer: 'local', view, quality: quality.name };
+  const details: Record<string, string | number> = { view, quality: quality.name };
   if (reading.ignored.length > 0) details.ignored = reading.ignored.join(' ');
   if (reading.lights.length > 0) details.lights = reading.lights.join(' ');
   if (background.kind === 'shadows') return { ...shadowScene(context, background.colour), details };
