@@ -2,7 +2,7 @@ import type { PortColour } from '@app/image-pipeline';
 
 /**
  * The words of a prompt that the local backend understands, and nothing else: colours, the surface the object
- * stands on, and the light. It has no language model; every other word is ignored, and `ignored` says which, so
+ * stands on, its finish, and the light. It has no language model; every other word is ignored, and `ignored` says which, so
  * that the documentation (docs/scenes.md) and profiling can say plainly what was not understood.
  */
 
@@ -95,8 +95,47 @@ const LIGHT_WORDS: Readonly<Record<string, Light>> = {
   low: 'dark',
 };
 
+export const FINISHES = ['glossy', 'matte'] as const;
+export type Finish = (typeof FINISHES)[number];
+
+/** Finish words: a glossy surface mirrors the object (a faded reflection below it), a matte one does not. */
+const FINISH_WORDS: Readonly<Record<string, Finish>> = {
+  glossy: 'glossy',
+  gloss: 'glossy',
+  reflective: 'glossy',
+  reflection: 'glossy',
+  polished: 'glossy',
+  shiny: 'glossy',
+  mirror: 'glossy',
+  lacquered: 'glossy',
+  matte: 'matte',
+  matt: 'matte',
+};
+
 /** Words that carry no meaning here and are not worth reporting as ignored. */
-const FILLER = new Set(['a', 'an', 'the', 'on', 'in', 'of', 'with', 'and', 'at', 'for', 'by', 'to', 'background', 'backdrop', 'scene', 'surface', 'light', 'lighting', 'photo', 'product', 'shot']);
+const FILLER = new Set([
+  'a',
+  'an',
+  'the',
+  'on',
+  'in',
+  'of',
+  'with',
+  'and',
+  'at',
+  'for',
+  'by',
+  'to',
+  'background',
+  'backdrop',
+  'scene',
+  'surface',
+  'light',
+  'lighting',
+  'photo',
+  'product',
+  'shot',
+]);
 
 export interface PromptReading {
   /** The colours named, in the order named (a modifier such as `dark` applied). */
@@ -104,6 +143,8 @@ export interface PromptReading {
   /** The surface named first; absent: a plain studio sweep. */
   surface?: Surface;
   lights: Light[];
+  /** The finish named first; absent: the surface's own (marble is glossy, the others matte). */
+  finish?: Finish;
   /** Words understood, as they were written. */
   understood: string[];
   /** Words not understood (no filler words), as they were written. */
@@ -133,16 +174,29 @@ export function readPrompt(text: string | undefined, negative?: string): PromptR
       continue;
     }
     if (excluded.has(word)) continue;
+    if (COLOUR_WORDS[word] && next !== undefined && COLOUR_WORDS[next] && !SURFACE_WORDS[next] && !excluded.has(next)) {
+      // Two colour words in a row name one colour ("sage green", "navy blue"): their mean.
+      reading.colours.push(mean(COLOUR_WORDS[word], COLOUR_WORDS[next]));
+      reading.understood.push(`${word} ${next}`);
+      index += 1;
+      continue;
+    }
     const colour = COLOUR_WORDS[word];
     const surface = SURFACE_WORDS[word] ?? SURFACE_WORDS[word.replace(/s$/, '')];
     const light = LIGHT_WORDS[word];
+    const finish = FINISH_WORDS[word];
     if (colour) reading.colours.push(colour);
+    if (finish && reading.finish === undefined) reading.finish = finish;
     if (surface && reading.surface === undefined) reading.surface = surface;
     if (light && !reading.lights.includes(light)) reading.lights.push(light);
-    if (colour || surface || light) reading.understood.push(word);
+    if (colour || surface || light || finish) reading.understood.push(word);
     else if (!FILLER.has(word) && !/^\d+$/.test(word)) reading.ignored.push(word);
   }
   return reading;
+}
+
+function mean(a: PortColour, b: PortColour): PortColour {
+  return { r: Math.round((a.r + b.r) / 2), g: Math.round((a.g + b.g) / 2), b: Math.round((a.b + b.b) / 2) };
 }
 
 function words(text: string): string[] {

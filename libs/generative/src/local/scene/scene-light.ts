@@ -1,0 +1,55 @@
+import type { Light } from '../prompt-vocabulary';
+import { seededRandom } from './seeded-noise';
+
+/** The light of one image: where it comes from (per variant, jittered by the seed) and what the light words do. */
+export interface SceneLight {
+  /** The light's position across the canvas, 0 (left) .. 1 (right). */
+  x: number;
+  /** Which way, and how far, the cast shadow leans: -1 .. 1 (negative = to the left), opposite the light. */
+  lean: number;
+  /** How much darker the backdrop gets away from the light, 0..1. */
+  falloff: number;
+  /** Multiplies the blur of the cast shadow (soft > 1 > hard). */
+  softness: number;
+  /** Multiplies the shadow's opacity. */
+  opacity: number;
+  /** Multiplies the backdrop's brightness. */
+  exposure: number;
+  /** Per channel multiplier (warm / cool). */
+  tint: [number, number, number];
+}
+
+/**
+ * The four variants: key light from the left, from the right, overhead (a spot, stronger falloff) and low from
+ * the far left (a long shadow). Each request's n-th image takes the n-th, so the four images differ visibly.
+ */
+const VARIANTS = [
+  { x: 0.3, lean: 0.55, falloff: 0.22 },
+  { x: 0.74, lean: -0.6, falloff: 0.18 },
+  { x: 0.5, lean: 0.12, falloff: 0.34 },
+  { x: 0.12, lean: 0.95, falloff: 0.14 },
+] as const;
+
+export function sceneLight(variant: number, seed: number, lights: readonly Light[]): SceneLight {
+  const preset = VARIANTS[((variant % 4) + 4) % 4];
+  const random = seededRandom((seed ^ Math.imul(variant + 1, 0x9e3779b1)) >>> 0);
+  const jitter = (random() - 0.5) * 0.08;
+  const light: SceneLight = {
+    x: Math.min(0.95, Math.max(0.05, preset.x + jitter)),
+    lean: preset.lean + jitter,
+    falloff: preset.falloff,
+    softness: 1,
+    opacity: 1,
+    exposure: 1,
+    tint: [1, 1, 1],
+  };
+  for (const word of lights) {
+    if (word === 'warm') light.tint = [1.04, 1.0, 0.9];
+    if (word === 'cool') light.tint = [0.93, 0.98, 1.05];
+    if (word === 'soft') Object.assign(light, { softness: 1.7, opacity: light.opacity * 0.8 });
+    if (word === 'hard') Object.assign(light, { softness: 0.45, opacity: light.opacity * 1.25 });
+    if (word === 'bright') Object.assign(light, { exposure: 1.08, falloff: light.falloff * 0.6 });
+    if (word === 'dark') Object.assign(light, { exposure: 0.72, falloff: Math.min(0.6, light.falloff * 1.8) });
+  }
+  return light;
+}

@@ -1,0 +1,146 @@
+import type { PortColour } from '@app/image-pipeline';
+import type { PromptReading, Surface } from '../prompt-vocabulary';
+import type { ObjectShape } from './object-shape';
+import type { SceneContext } from './render-scene';
+import { reflectionPlanes } from './scene-reflection';
+import { ValueNoise } from './seeded-noise';
+import { SURFACE_COLOURS, surfaceTexture, WALL_TEXTURED, type SurfaceTexture } from './surface-texture';
+import { enlarge, type WorkGrid } from './work-grid';
+
+/**
+ * A photographic studio backdrop for a prompt: a wall that curves into a floor (the floor line a little above
+ * the object's base, so that the object stands on the floor), the prompt's surface on the floor (in perspective)
+ * and, for backdrop materials, faintly on the wall; light falling off away from the variant's key light; the
+ * shadow; and, on glossy floors (marble, or any surface called glossy), a faded mirror image of the object.
+ *
+ * Colours: `colour` then the prompt's colours, in order: the first is the base of wall and floor, the second the
+ * floor, the third the accent (veins, chips, rings); the surface's own colours fill in what is not named.
+ */
+
+/** Surfaces that are materials of a sweep: the wall curves into the floor over a wide band; others meet it at an edge. */
+const SWEEPS: ReadonlySet<Surface> = new Set(['plain', 'paper', 'linen', 'concrete']);
+
+/** The canvas row where the wall meets the floor: 22 % of the object's height above its base, within 30..86 %. */
+export function floorLine(shape: ObjectShape, grid: WorkGrid, height: number): number {
+  if (!shape.present) return height * 0.62;
+  const base = (shape.base + 1) * grid.factor;
+  const objectHeight = (shape.base - shape.top + 1) * grid.factor;
+  return Math.min(height * 0.86, Math.max(height * 0.3, base - objectHeight * 0.22));
+}
+
+interface Palette {
+  wall: PortColour;
+  floor: PortColour;
+  accent: PortColour;
+}
+
+function studioPalette(surface: Surface, reading: PromptReading, colour: PortColour | undefined): Palette {
+  const named = colour ? [colour, ...reading.colours] : reading.colours;
+  const defaults = SURFACE_COLOURS[surface];
+  return {
+    wall: named[0] ?? defaults.wall,
+    floor: named[1] ?? named[0] ?? defaults.floor,
+    accent: named[2] ?? defaults.accent,
+  };
+}
+
+export function studioBackdrop(
+  context: SceneContext,
+  reading: PromptReading,
+  colour: PortColour | undefined,
+): { data: Uint8Array; details: Record<string, string | number> } {
+  const { input, shape, grid, quality } = context;
+  const surface = reading.surface ?? 'plain';
+  const palette = studioPalette(surface, reading, colour);
+  const glossy = reading.finish === 'glossy' || (surface === 'marble' && reading.finish !== 'matte');
+  const reflection = glossy
+    ? [reflectionPlanes(grid, shape, reading.finish === 'glossy' ? 0.42 : 0.32, quality.reflectionPasses)].flatMap(
+        (planes) => [planes.alpha, ...planes.colour],
+      )
+    : [];
+  const reflected = reflection.map((plane) =>
+    enlarge(plane, context.across, context.down, new Float32Array(input.width * input.height)),
+  );
+  const texture = surfaceTexture(surface, new ValueNoise(input.seed ^ 0x5ce9e), quality.octaves);
+  const line = floorLine(shape, grid, input.height);
+  const data = paint(context, { surface, palette, texture, line, reflected });
+  const hex = (c: PortColour) => `#${[c.r, c.g, c.b].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+  return {
+    data,
+    details: {
+      surface,
+      palette: [palette.wall, palette.floor, palette.accent].map(hex).join(' '),
+      reflection: glossy ? 'yes' : 'no',
+      floorLine: Math.round(line),
+    },
+  };
+}
+
+interface Studio {
+  surface: Surface;
+  palette: Palette;
+  texture: SurfaceTexture;
+  line: number;
+  /** Empty, or the reflection's opacity and premultiplied colour at canvas size. */
+  reflected: Float32Array[];
+}
+
+function paint(context: SceneContext, studio: Studio): Uint8Array {
+  const { input, light, shadow } = context;
+  const { width, height } = input;
+  const { palette, texture, line, reflected } = studio;
+  const { wall, floor, accent } = palette;
+  const band = height * (SWEEPS.has(studio.surface) ? 0.09 : 0.012);
+  // The floor's vanishing line, far above: a mild perspective, as from a camera at about the object's height.
+  const vanishing = line - height * 0.9;
+  const wallAmount = WALL_TEXTURED.has(studio.surface) ? 0.45 : 0;
+  const data = new Uint8Array(width * height * 3);
+  const out = new Uint8ClampedArray(data.buffer);
+  const sample = new Float64Array(2);
+  const lightX = light.x * width;
+  const lightY = line - height * 0.18;
+  const reach = 1 / ((width * width + height * height) * 0.55);
+  const [tr, tg, tb] = light.tint;
+  for (let y = 0; y < height; y++) {
+    const t = Math.min(1, Math.max(0, (y - line) / band + 0.5));
+    const onFloor = t * t * (3 - 2 * t);
+    const depth = (height * 0.9) / Math.max(1, y - vanishing);
+    // The top of the wall, far from the light, a little darker; the sweep's curve slightly brighter.
+    const rowLight = light.exposure * (1 - 0.08 * Math.max(0, 1 - y / line) + 0.015 * (1 - Math.abs(2 * t - 1)));
+    const dy2 = (y - lightY) ** 2;
+    const r0 = wall.r + (floor.r - wall.r) * onFloor;
+    const g0 = wall.g + (floor.g - wall.g) * onFloor;
+    const b0 = wall.b + (floor.b - wall.b) * onFloor;
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      let shade = 0;
+      let mix = 0;
+      if (onFloor > 0) {
+        texture.sample(((x - width / 2) / width) * depth, depth * 2.2, x, y, sample);
+        shade = sample[0] * onFloor;
+        mix = sample[1] * onFloor;
+      }
+      if (onFloor < 1 && wallAmount > 0) {
+        texture.sample(x / width, y / width, x, y, sample);
+        shade += sample[0] * wallAmount * (1 - onFloor);
+        mix += sample[1] * wallAmount * (1 - onFloor);
+      }
+      const dx = x - lightX;
+      const lit = rowLight * (1 - light.falloff * Math.min(1.6, (dx * dx + dy2) * reach));
+      const k = lit * (1 + shade) * (1 - shadow[i]);
+      let r = (r0 + (accent.r - r0) * mix) * k * tr;
+      let g = (g0 + (accent.g - g0) * mix) * k * tg;
+      let b = (b0 + (accent.b - b0) * mix) * k * tb;
+      if (reflected.length > 0) {
+        const a = reflected[0][i];
+        r = r * (1 - a) + reflected[1][i] * lit;
+        g = g * (1 - a) + reflected[2][i] * lit;
+        b = b * (1 - a) + reflected[3][i] * lit;
+      }
+      out[i * 3] = r;
+      out[i * 3 + 1] = g;
+      out[i * 3 + 2] = b;
+    }
+  }
+  return data;
+}
