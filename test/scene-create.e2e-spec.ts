@@ -160,7 +160,7 @@ describe('sizes', () => {
     ['19:13', '1MP', 'v1', 1240, 848],
     ['1:1', '2MP', 'v2', 1440, 1440],
     ['9:16', '2MP', 'v2', 1080, 1920],
-  ])('%s at %s is %ix%i... (model %s)', async (ratio, resolution, model, width, height) => {
+  ])('%s at %s with model %s is %ix%i', async (ratio, resolution, model, width, height) => {
     const { response, results } = await scene({
       object: { scale: 0.6 },
       scene: { prompt: 'plain grey studio', aspect_ratio: ratio, model },
@@ -219,13 +219,15 @@ describe('templates', () => {
     images.put('/template.png', template);
     const { results } = await scene({
       object: { scale: 0.5 },
-      scene: { template_url: images.url('/template.png'), view: 'front', template_mode: 'lock' },
+      scene: { template_url: images.url('/template.png'), view: 'top', template_mode: 'lock' },
       output: { number_of_images: 1 },
     });
     const original = await rawOf(template);
     const [image] = results;
     let brighter = 0;
+    let darker = 0;
     let changedFar = 0;
+    const samples: string[] = [];
     for (let y = 0; y < 1024; y += 1) {
       for (let x = 0; x < 1024; x += 1) {
         const inObject = x >= 384 && x < 640 && y >= 256 && y < 768;
@@ -237,18 +239,23 @@ describe('templates', () => {
           image.data[p + 1] !== original.data[o + 1] ||
           image.data[p + 2] !== original.data[o + 2];
         if (!changed) continue;
+        darker += 1;
         if (
           image.data[p] > original.data[o] ||
           image.data[p + 1] > original.data[o + 1] ||
           image.data[p + 2] > original.data[o + 2]
-        )
+        ) {
           brighter += 1;
+          if (brighter < 4) samples.push(`${x},${y}: ${Array.from(image.data.subarray(p, p + 3))} over ${Array.from(original.data.subarray(o, o + 3))}`);
+        }
         // far from the object (its box grown by 200 px): nothing may change
         if (x < 184 || x >= 840 || y < 56 || y >= 968) changedFar += 1;
       }
     }
-    expect(brighter).toBe(0);
+    expect(brighter, samples.join('; ')).toBe(0);
     expect(changedFar).toBe(0);
+    // the shadow: the template darkened around the object's base
+    expect(darker).toBeGreaterThan(2000);
     expectProductPixels(image, 384, 256);
   });
 

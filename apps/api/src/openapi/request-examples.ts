@@ -54,6 +54,16 @@ export function requestExamples(baseUrl: string, sampleUrl: (name: string) => st
       body: { summary: 'Rename the storage', value: { name: 'sample-images' } },
     },
     Storage_remove: { parameters: { storage_id: storageOne() } },
+    Scene_create: {
+      body: {
+        summary: 'Two scenes of the sample bottle on white marble in soft warm light',
+        value: {
+          object: { image_url: sampleUrl('bottle.png'), scale: 0.6, position: { x: 0.5, y: 0.45 } },
+          scene: { prompt: 'white marble table, soft warm light', aspect_ratio: '4:5' },
+          output: { number_of_images: 2, format: 'webp' },
+        },
+      },
+    },
     ImageEdit_edit: {
       body: {
         summary: 'A square WebP thumbnail of a sample, a little livelier',

@@ -202,11 +202,12 @@ async function placeObject(pixels: RawPixels, plan: ScenePlan): Promise<{ pixels
 async function objectBox(
   pixels: RawPixels,
 ): Promise<{ left: number; top: number; width: number; height: number } | undefined> {
-  const alpha = rawImage(pixels).extractChannel(3);
-  const stats = await alpha.clone().stats();
+  // the alpha as an image of its own: sharp trims before it extracts a channel within one pipeline
+  const alpha = await toRaw(rawImage(pixels).extractChannel(3));
+  const stats = await rawImage(alpha).stats();
   if (stats.channels[0].max < OBJECT_ALPHA) return undefined;
   if (stats.channels[0].min >= OBJECT_ALPHA) return { left: 0, top: 0, width: pixels.width, height: pixels.height };
-  const { info } = await alpha
+  const { info } = await rawImage(alpha)
     .trim({ background: '#000000', threshold: OBJECT_ALPHA })
     .raw()
     .toBuffer({ resolveWithObject: true });

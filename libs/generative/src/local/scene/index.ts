@@ -1,0 +1,1 @@
+export { renderScene, type SceneRenderInput, type SceneRenderOutput } from './render-scene';
