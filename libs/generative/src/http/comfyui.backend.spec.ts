@@ -12,7 +12,6 @@ import {
   WIDTH,
   at,
   generativeConfig,
-  insideObject,
   outpaintJob,
   pixelsOf,
   rejection,
