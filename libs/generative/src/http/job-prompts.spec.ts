@@ -77,8 +77,8 @@ describe('job-prompts', () => {
     const generate = { ...base, text: { generate: true, guidelines: 'bright and airy', subject: 'a blue box' } };
     expect(promptText(generate)).toBe('a product photo of a blue box, bright and airy');
     expect(promptText(generate, { caption: 'a box on a table' })).toBe('a box on a table, bright and airy');
-    const template = templateBackground('transform');
-    if (template.kind === 'template') expect(backdropWords({ ...template, view: 'top' })).toBe('seen from above');
+    const template = { kind: 'template', template: sceneJob().object, mode: 'transform', view: 'top' } as const;
+    expect(backdropWords(template)).toBe('seen from above');
   });
 
   it('seeds differ by variant and stay unsigned; models come from config.models', () => {
