@@ -197,7 +197,11 @@ export class ComfyUiFake extends FakeServer {
 
   private async run(id: string, prompt: Workflow): Promise<void> {
     if (!this.pending.includes(id)) return; // deleted from the queue
-    this.pending.splice(this.pending.indexOf(id), 1);
+    // Like ComfyUI's task_done, the prompt leaves the queue only as its history entry is written.
+    const done = (entry: unknown) => {
+      if (this.pending.includes(id)) this.pending.splice(this.pending.indexOf(id), 1);
+      this.history.set(id, entry);
+    };
     const messages: unknown[] = [
       ['execution_start', { prompt_id: id, timestamp: Date.now() }],
       ['execution_cached', { nodes: [], prompt_id: id, timestamp: Date.now() }],
@@ -219,7 +223,7 @@ export class ComfyUiFake extends FakeServer {
           current_outputs: {},
         },
       ]);
-      this.history.set(id, {
+      done({
         prompt: [0, id, prompt, {}, []],
         outputs: {},
         status: { status_str: 'error', completed: false, messages },
@@ -243,7 +247,7 @@ export class ComfyUiFake extends FakeServer {
     const filename = `${String(save.inputs!.filename_prefix ?? 'ComfyUI')}_${String(this.outputs.size + 1).padStart(5, '0')}_.png`;
     this.outputs.set(filename, png);
     messages.push(['execution_success', { prompt_id: id, timestamp: Date.now() }]);
-    this.history.set(id, {
+    done({
       prompt: [0, id, prompt, {}, [saveId]],
       outputs: { [saveId]: { images: [{ filename, subfolder: '', type: 'output' }] } },
       status: { status_str: 'success', completed: true, messages },

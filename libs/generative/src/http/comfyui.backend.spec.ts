@@ -202,6 +202,27 @@ describe('ComfyUiBackend', () => {
     expect(fake.requests.filter((request) => request.path.startsWith('/history/'))).toHaveLength(polls);
   });
 
+  it('fails with 502 when the prompt is lost (neither queued nor in the history), looking at the queue sparingly', async () => {
+    fake.runMs = Infinity;
+    const server = fake;
+    const restart = setInterval(() => server.prompts.size > 0 && server.pending.splice(0), 20); // the queue is gone
+    const error = await rejected(backend().scene(sceneJob()));
+    clearInterval(restart);
+    expect(error.status).toBe(502);
+    expect(error.message).toMatch(
+      /^ComfyUI at 127\.0\.0\.1:\d+ lost prompt [0-9a-f-]{36}: neither queued nor in the history/,
+    );
+    const polls = fake.requests.filter((request) => request.path.startsWith('/history/')).length;
+    expect(fake.to('GET /queue').length).toBeLessThanOrEqual(Math.ceil(polls / 20));
+  });
+
+  it('looks once more when /view answers 404 right after the history listed the file', async () => {
+    fake.fail('GET /view', { status: 404 });
+    const out = await pixelsOf((await backend().scene(sceneJob())).image);
+    expect(fake.to('GET /view')).toHaveLength(2);
+    expect(at(out, 2, 2)).toEqual(promptColour('a sunny beach'));
+  });
+
   it('retries an upload that met a 503, a bounded number of times', async () => {
     fake.fail('POST /upload/image', { status: 503, body: '503 Service Unavailable' }, 1);
     await backend().scene(sceneJob());

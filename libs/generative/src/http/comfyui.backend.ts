@@ -16,9 +16,17 @@ import { generatorSize } from './job-prompts';
 const SIZE_LIMITS = { multiple: 8, min: 64, max: 2048 };
 /** A cancelled job's clean-up (dequeue, interrupt) gets this long of its own. */
 const CLEANUP_MS = 2_000;
+/** Polls between two looks at the queue for a prompt that is neither there nor in the history (lost). */
+const POLLS_PER_QUEUE_CHECK = 20;
+
+interface OutputImage {
+  filename: string;
+  subfolder: string;
+  type: string;
+}
 
 interface HistoryEntry {
-  outputs?: Record<string, { images?: { filename: string; subfolder: string; type: string }[] }>;
+  outputs?: Record<string, { images?: OutputImage[] }>;
   status?: { status_str?: string; completed?: boolean; messages?: [string, Record<string, unknown>][] };
 }
 
@@ -97,7 +105,12 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     try {
       const image = await this.finished(session, promptId);
       const query = new URLSearchParams({ filename: image.filename, subfolder: image.subfolder, type: image.type });
-      const answer = await session.request({ method: 'GET', path: `/view?${query}` });
+      let answer = await session.request({ method: 'GET', path: `/view?${query}`, accept: [404] });
+      if (answer.status === 404) {
+        // The history may list a file a moment before it is written out: one more look, then a failure.
+        await session.sleep(this.config.pollIntervalMs);
+        answer = await session.request({ method: 'GET', path: `/view?${query}` });
+      }
       this.forget(promptId);
       return answer.body;
     } catch (error) {
@@ -146,30 +159,59 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     return (JSON.parse(answer.body.toString('utf8')) as { prompt_id: string }).prompt_id;
   }
 
-  /** Polls the history until the prompt is done: its first output image, or a failure naming the node. */
-  private async finished(session: GeneratorSession, promptId: string) {
-    for (;;) {
-      const answer = await session.request({ method: 'GET', path: `/history/${encodeURIComponent(promptId)}` });
-      const entry = (JSON.parse(answer.body.toString('utf8')) as Record<string, HistoryEntry>)[promptId];
+  /**
+   * Polls the history until the prompt is done: its first output image, or a failure naming the node. Every
+   * {@link POLLS_PER_QUEUE_CHECK} polls an unfinished prompt is looked for in the queue: in neither, it was lost.
+   */
+  private async finished(session: GeneratorSession, promptId: string): Promise<OutputImage> {
+    for (let poll = 1; ; poll += 1) {
+      const entry = await this.historyEntry(session, promptId);
       if (entry) {
-        const failed = entry.status?.messages?.find(
-          ([event]) => event === 'execution_error' || event === 'execution_interrupted',
-        );
-        if (entry.status?.status_str === 'error' || failed) {
-          const data = failed?.[1] ?? {};
-          const what =
-            failed?.[0] === 'execution_interrupted' ? 'was interrupted' : String(data.exception_message ?? 'failed');
-          throw this.client.failure(
-            `failed at node ${String(data.node_id ?? '?')} (${String(data.node_type ?? '?')}): ${what.trim().slice(0, 300)}`,
-          );
-        }
-        const saved = Object.entries(entry.outputs ?? {}).sort(([a], [b]) => this.outputRank(a) - this.outputRank(b));
-        const image = saved.flatMap(([, output]) => output.images ?? [])[0];
+        const image = this.outputOf(entry);
         if (image) return image;
-        if (entry.status?.completed) throw this.client.failure('finished the prompt without an output image');
+      } else if (poll % POLLS_PER_QUEUE_CHECK === 0 && (await this.queueState(session, promptId)) === 'absent') {
+        const late = await this.historyEntry(session, promptId);
+        if (late) return this.outputOf(late) ?? this.finished(session, promptId);
+        throw this.client.failure(`lost prompt ${promptId}: neither queued nor in the history (restarted or cleared?)`);
       }
       await session.sleep(this.config.pollIntervalMs);
     }
+  }
+
+  private async historyEntry(session: GeneratorSession, promptId: string): Promise<HistoryEntry | undefined> {
+    const answer = await session.request({ method: 'GET', path: `/history/${encodeURIComponent(promptId)}` });
+    return (JSON.parse(answer.body.toString('utf8')) as Record<string, HistoryEntry>)[promptId];
+  }
+
+  /** A finished entry's image; undefined while it has none; a failure for an execution error. */
+  private outputOf(entry: HistoryEntry): OutputImage | undefined {
+    const failed = entry.status?.messages?.find(
+      ([event]) => event === 'execution_error' || event === 'execution_interrupted',
+    );
+    if (entry.status?.status_str === 'error' || failed) {
+      const data = failed?.[1] ?? {};
+      const what =
+        failed?.[0] === 'execution_interrupted' ? 'was interrupted' : String(data.exception_message ?? 'failed');
+      throw this.client.failure(
+        `failed at node ${String(data.node_id ?? '?')} (${String(data.node_type ?? '?')}): ${what.trim().slice(0, 300)}`,
+      );
+    }
+    const saved = Object.entries(entry.outputs ?? {}).sort(([a], [b]) => this.outputRank(a) - this.outputRank(b));
+    const image = saved.flatMap(([, output]) => output.images ?? [])[0];
+    if (!image && entry.status?.completed) throw this.client.failure('finished the prompt without an output image');
+    return image;
+  }
+
+  /** Where the prompt is in ComfyUI's queue: running, pending or absent. */
+  private async queueState(session: GeneratorSession, promptId: string): Promise<'running' | 'pending' | 'absent'> {
+    const answer = await session.request({ method: 'GET', path: '/queue' });
+    const queue = JSON.parse(answer.body.toString('utf8')) as {
+      queue_running?: unknown[][];
+      queue_pending?: unknown[][];
+    };
+    if ((queue.queue_running ?? []).some((item) => item[1] === promptId)) return 'running';
+    if ((queue.queue_pending ?? []).some((item) => item[1] === promptId)) return 'pending';
+    return 'absent';
   }
 
   /** SaveImage nodes' outputs first (a workflow may also preview). */
@@ -182,11 +224,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     const session = this.client.session(AbortSignal.timeout(CLEANUP_MS));
     try {
       await session.request({ method: 'POST', path: '/queue', json: { delete: [promptId] }, idempotent: true });
-      const queue = await session.request({ method: 'GET', path: '/queue' });
-      const { queue_running: running = [] } = JSON.parse(queue.body.toString('utf8')) as {
-        queue_running?: unknown[][];
-      };
-      if (running.some((item) => item[1] === promptId)) {
+      if ((await this.queueState(session, promptId)) === 'running') {
         await session.request({ method: 'POST', path: '/interrupt', json: { prompt_id: promptId }, idempotent: true });
       }
     } catch {
