@@ -103,6 +103,21 @@ describe('Automatic1111Backend', () => {
     expect([body.width, body.height]).toEqual([96, 64]);
   });
 
+  it('knows a model by any name A1111 resolves: title, model name, file name, hash', async () => {
+    await start();
+    for (const name of ['sd_xl_base_1.0', 'sd_xl_base_1.0.safetensors', '6ce0161689']) {
+      await backend({ models: { v1: name } }).scene(sceneJob());
+    }
+    const sent = fake
+      .to('POST /sdapi/v1/img2img')
+      .map((request) => (json(request) as { override_settings: unknown }).override_settings);
+    expect(sent).toEqual(
+      ['sd_xl_base_1.0', 'sd_xl_base_1.0.safetensors', '6ce0161689'].map((sd_model_checkpoint) => ({
+        sd_model_checkpoint,
+      })),
+    );
+  });
+
   it('refuses a model the server does not have, before generating', async () => {
     await start();
     const error = await rejected(backend({ models: { v1: 'dreamshaper_8' } }).scene(sceneJob()));

@@ -116,8 +116,8 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
   /** A1111 runs an unknown checkpoint's job on whatever model is loaded: refuse it here, clearly, instead. */
   private async checkModel(session: GeneratorSession, model: string): Promise<void> {
     const answer = await session.request({ method: 'GET', path: '/sdapi/v1/sd-models' });
-    const models = JSON.parse(answer.body.toString('utf8')) as { title?: string; model_name?: string }[];
-    if (!models.some((item) => item.title === model || item.model_name === model)) {
+    const models = JSON.parse(answer.body.toString('utf8')) as SdModel[];
+    if (!models.some((item) => modelAliases(item).includes(model))) {
       const names = models
         .slice(0, 10)
         .map((item) => item.model_name ?? item.title)
@@ -125,6 +125,24 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
       throw this.client.failure(`has no model "${model}" (it has: ${names || 'none'})`, false);
     }
   }
+}
+
+interface SdModel {
+  title?: string;
+  model_name?: string;
+  hash?: string;
+  filename?: string;
+}
+
+/**
+ * The names A1111 resolves a checkpoint by (its `checkpoint_aliases`): the title (`name.safetensors [hash]`), the
+ * model name (no extension), the file's name and its path under models/Stable-diffusion, and the short hash.
+ */
+function modelAliases(item: SdModel): string[] {
+  const path = item.filename?.replace(/\\/g, '/');
+  const file = path?.split('/').pop();
+  const relative = path?.split('/Stable-diffusion/').pop();
+  return [item.title, item.model_name, file, relative, item.hash].filter((name): name is string => Boolean(name));
 }
 
 /** The seed the generator used, from `info` (a JSON string inside the JSON answer). */

@@ -11,6 +11,8 @@ const MESSAGE_LIMIT = 300;
 const PASSING_STATUSES = new Set([429, 502, 503, 504]);
 /** Network errors after which the request may pass on a new connection. */
 const PASSING_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
+/** Node's fetch (undici) stops waiting for headers or body after 300 s: a timeout of its own, not ours. */
+const CLIENT_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export interface GeneratorClientOptions {
   /** How the generator is named in errors: `ComfyUI`, `Automatic1111`, `OpenAI-compatible API`. */
@@ -194,6 +196,10 @@ export class GeneratorSession {
       } catch (error) {
         this.stopIfAborted();
         const code = networkCode(error) ?? 'network error';
+        if (CLIENT_TIMEOUTS.has(code)) {
+          // Node's fetch gives up on a silent response after 300 s, whatever the job's own limit.
+          throw new ServiceException('GENERATOR_TIMEOUT', `${this.client.label} sent no answer within 300 s (${what})`);
+        }
         const passing = idempotent ? PASSING_ERRORS.has(code) : code === 'ECONNREFUSED';
         if (last || !passing) throw this.client.failure(`could not be reached (${what}: ${code})`);
         await this.sleep(this.backoff(attempt));
