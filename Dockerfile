@@ -35,6 +35,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The CMYK output profiles, found at run time beside libs/ (libs/image-pipeline/src/colour/cmyk-profiles.ts).
 COPY --from=build /app/libs/image-pipeline/icc ./libs/image-pipeline/icc
+# The ComfyUI workflow that ships with the service (libs/generative/src/http/comfyui-workflow.ts), found the same way.
+COPY --from=build /app/libs/generative/workflows ./libs/generative/workflows
 # The sample images of GET /samples and of the OpenAPI examples (libs/storage/src/samples/sample-images.ts).
 COPY --from=build /app/libs/storage/samples ./libs/storage/samples
 # DATA_DIR (./data): the embedded SQLite database; writable by the unprivileged user.

@@ -1,6 +1,6 @@
 import type { AppConfig } from '@app/common';
 import type { GenerativeBackend } from '@app/image-pipeline';
-import { Automatic1111Backend, ComfyUiBackend, OpenAiImagesBackend } from './http';
+import { Automatic1111Backend, ComfyUiBackend, OpenAiBackend } from './http';
 import { LocalBackend } from './local/local.backend';
 
 /**
@@ -23,6 +23,6 @@ export function createBackend(config: AppConfig): { backend: GenerativeBackend |
     case 'automatic1111':
       return { backend: new Automatic1111Backend(settings, local), local };
     case 'openai':
-      return { backend: new OpenAiImagesBackend(settings, local), local };
+      return { backend: new OpenAiBackend(settings, local), local };
   }
 }
