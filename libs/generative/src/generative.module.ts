@@ -2,14 +2,15 @@ import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/comm
 import { AppConfig } from '@app/common';
 import { GenerativeBackend } from '@app/image-pipeline';
 import { createBackend } from './backend.factory';
+import { closePixelPrep } from './http/pixel-prep';
 import { LocalBackend } from './local/local.backend';
 
-/** Closes the local backend's threads in the last shutdown phase, after the work drained. */
-class LocalBackendCloser implements OnApplicationShutdown {
+/** Closes the local backend's and the HTTP adapters' threads in the last shutdown phase, after the work drained. */
+class GenerativeThreadsCloser implements OnApplicationShutdown {
   constructor(@Inject(LocalBackend) private readonly local: LocalBackend) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.local.close();
+    await Promise.all([this.local.close(), closePixelPrep()]);
   }
 }
 
@@ -36,7 +37,7 @@ class LocalBackendCloser implements OnApplicationShutdown {
       useFactory: (made: ReturnType<typeof createBackend>) => made.local,
       inject: ['GENERATIVE_BACKENDS'],
     },
-    LocalBackendCloser,
+    GenerativeThreadsCloser,
   ],
   exports: [GenerativeBackend],
 })

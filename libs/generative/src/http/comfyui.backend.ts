@@ -9,7 +9,8 @@ import {
   loadWorkflow,
 } from './comfyui-workflow';
 import { GeneratorClient, type GeneratorSession } from './generator-client';
-import { type GeneratorJob, HttpGenerativeBackend, portImage } from './http-backend';
+import { type GeneratorJob, HttpGenerativeBackend } from './http-backend';
+import { portImage } from './pixel-prep';
 import { generatorSize } from './job-prompts';
 
 /** ComfyUI's MAX_RESOLUTION is 8192 (16384 in newer builds); SD checkpoints work best far below it. */

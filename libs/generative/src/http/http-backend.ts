@@ -19,13 +19,12 @@ import {
   jobSteps,
   modelName,
   negativePrompt,
-  outsideMask,
   promptText,
   sceneDenoise,
-  sceneInit,
+  sceneBase,
   styleDenoise,
 } from './job-prompts';
-import { encodePng } from './png-encode';
+import { pixelPrep, portImage } from './pixel-prep';
 
 /**
  * What an adapter sends for one job, in protocol-neutral terms. `mask` is 255 where the generator paints; each
@@ -55,12 +54,6 @@ export interface GeneratorJob {
   details: Record<string, string | number>;
 }
 
-/** A PortImage of pixels built here, its PNG encoded once on demand. */
-export function portImage(pixels: PortPixels): PortImage {
-  let png: Promise<Buffer> | undefined;
-  return { pixels, png: () => (png ??= Promise.resolve().then(() => encodePng(pixels))) };
-}
-
 /**
  * What the three HTTP adapters share: which jobs stay local (shadows, locked templates), how a job becomes a
  * {@link GeneratorJob}, and the answer as `{ encoded }`. An adapter implements {@link generate} (and
@@ -87,12 +80,16 @@ export abstract class HttpGenerativeBackend extends GenerativeBackend {
   async scene(job: SceneJob): Promise<SceneResult> {
     if (isLocalScene(job.background)) return this.local.scene(job);
     const session = this.client.session(job.signal);
-    const image = portImage(sceneInit(job));
+    const [init, outside] = await Promise.all([
+      pixelPrep.composite(job.object.pixels, sceneBase(job)),
+      pixelPrep.invert(job.mask.pixels),
+    ]);
+    const image = portImage(init);
     const template = job.background.kind === 'template';
     const request = await this.request(job, session, {
       kind: 'scene',
       image,
-      mask: portImage(outsideMask(job.mask.pixels)),
+      mask: portImage(outside),
       denoise: sceneDenoise(job.background),
       fill: template ? 'original' : 'noise',
       maskBlur: 4,

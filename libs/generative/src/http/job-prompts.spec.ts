@@ -17,12 +17,12 @@ import {
   jobSeed,
   jobSteps,
   modelName,
-  outsideMask,
   promptText,
   sceneDenoise,
-  sceneInit,
+  sceneBase,
   styleDenoise,
 } from './job-prompts';
+import { compositeOver, invertMask } from './pixel-ops';
 import { encodePng } from './png-encode';
 
 describe('job-prompts', () => {
@@ -90,12 +90,13 @@ describe('job-prompts', () => {
   });
 
   it('composites the object on the template or the backdrop colour, and inverts the mask', () => {
-    const onTemplate = sceneInit(sceneJob(templateBackground('transform', [10, 200, 30])));
+    const init = (job: ReturnType<typeof sceneJob>) => compositeOver(job.object.pixels, sceneBase(job));
+    const onTemplate = init(sceneJob(templateBackground('transform', [10, 200, 30])));
     expect(at(onTemplate, 0, 0)).toEqual([10, 200, 30]);
     expect(at(onTemplate, WIDTH / 2, HEIGHT / 2)).toEqual(OBJECT_RGB);
-    const onColour = sceneInit(sceneJob({ kind: 'prompt', colour: { r: 250, g: 0, b: 5 } }));
+    const onColour = init(sceneJob({ kind: 'prompt', colour: { r: 250, g: 0, b: 5 } }));
     expect(at(onColour, 0, 0)).toEqual([250, 0, 5]);
-    const mask = outsideMask(sceneJob().mask.pixels);
+    const mask = invertMask(sceneJob().mask.pixels);
     expect(mask.data[0]).toBe(255);
     expect(mask.data[(HEIGHT / 2) * WIDTH + WIDTH / 2]).toBe(0);
   });

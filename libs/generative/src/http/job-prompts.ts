@@ -132,34 +132,12 @@ export function isLocalScene(background: SceneBackground): boolean {
 }
 
 /**
- * The init image of a scene (3 channels, the job's size): the object over the template (template scenes), over its
- * backdrop colour or a neutral grey (prompt scenes).
+ * What the init image of a scene stands on: the template (template scenes), else the backdrop colour of a prompt
+ * scene or a neutral grey. The composite itself runs off the event loop (pixel-prep.ts).
  */
-export function sceneInit(job: SceneJob): PortPixels {
-  const { data, width, height } = job.object.pixels;
-  const out = new Uint8Array(width * height * 3);
+export function sceneBase(job: SceneJob): PortPixels | [number, number, number] {
   const { background } = job;
-  if (background.kind === 'template') {
-    out.set(background.template.pixels.data.subarray(0, out.length));
-  } else {
-    const colour = background.kind === 'prompt' ? background.colour : undefined;
-    const fill = colour ? [colour.r, colour.g, colour.b] : [NEUTRAL_GREY, NEUTRAL_GREY, NEUTRAL_GREY];
-    for (let index = 0; index < out.length; index += 3) out.set(fill, index);
-  }
-  for (let pixel = 0, index = 0; index < out.length; pixel += 4, index += 3) {
-    const alpha = data[pixel + 3];
-    if (alpha === 0) continue;
-    for (let channel = 0; channel < 3; channel += 1) {
-      const below = out[index + channel];
-      out[index + channel] = below + Math.round(((data[pixel + channel] - below) * alpha) / 255);
-    }
-  }
-  return { data: out, width, height, channels: 3 };
-}
-
-/** The scene's mask the other way round: 255 where the generator paints (outside the object), 0 on the object. */
-export function outsideMask(mask: PortPixels): PortPixels {
-  const out = new Uint8Array(mask.data.length);
-  for (let index = 0; index < out.length; index += 1) out[index] = 255 - mask.data[index];
-  return { data: out, width: mask.width, height: mask.height, channels: 1 };
+  if (background.kind === 'template') return background.template.pixels;
+  const colour = background.kind === 'prompt' ? background.colour : undefined;
+  return colour ? [colour.r, colour.g, colour.b] : [NEUTRAL_GREY, NEUTRAL_GREY, NEUTRAL_GREY];
 }

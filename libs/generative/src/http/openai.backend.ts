@@ -3,7 +3,7 @@ import type { GenerationPreference, GenerativeBackend, PortImage } from '@app/im
 import { GeneratorClient } from './generator-client';
 import { type GeneratorJob, HttpGenerativeBackend } from './http-backend';
 import { generatorSize } from './job-prompts';
-import { encodePng } from './png-encode';
+import { pixelPrep } from './pixel-prep';
 
 /** The sizes GPT image models take (besides `auto`). */
 const GPT_IMAGE_SIZES = [
@@ -40,17 +40,6 @@ export function openAiSize(model: string | undefined, width: number, height: num
     Math.abs(Math.log(size[0] / size[1]) - aspect) < Math.abs(Math.log(best[0] / best[1]) - aspect) ? size : best,
   );
   return `${w}x${h}`;
-}
-
-/** The mask OpenAI reads: the image itself, its alpha 0 where to paint (our mask 255) and 255 where to keep. */
-function alphaMask(image: PortImage, mask: PortImage): Buffer {
-  const { data, width, height, channels } = image.pixels;
-  const out = new Uint8Array(width * height * 4);
-  for (let pixel = 0; pixel < width * height; pixel += 1) {
-    for (let channel = 0; channel < 3; channel += 1) out[pixel * 4 + channel] = data[pixel * channels + channel];
-    out[pixel * 4 + 3] = 255 - mask.pixels.data[pixel];
-  }
-  return encodePng({ data: out, width, height, channels: 4 });
 }
 
 /** `{error: {message, type, param, code}}`. */
@@ -103,7 +92,10 @@ export class OpenAiBackend extends HttpGenerativeBackend {
     const form = new FormData();
     if (job.model !== undefined) form.append('model', job.model);
     form.append('image', new Blob([await job.image.png()], { type: 'image/png' }), 'image.png');
-    if (job.mask) form.append('mask', new Blob([alphaMask(job.image, job.mask)], { type: 'image/png' }), 'mask.png');
+    if (job.mask) {
+      const mask = await pixelPrep.alphaMaskPng(job.image.pixels, job.mask.pixels);
+      form.append('mask', new Blob([mask], { type: 'image/png' }), 'mask.png');
+    }
     const avoid = job.negativePrompt ? `. Avoid: ${job.negativePrompt}` : '';
     form.append('prompt', `${job.prompt}${avoid}`);
     form.append('n', '1');

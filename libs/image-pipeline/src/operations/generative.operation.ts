@@ -4,7 +4,7 @@ import type { OutpaintPlan, StyleTransferPlan } from '../edit-plan';
 import type { GeneratedImage, GenerationOptions, GenerativeBackend, PortImage } from '../ports/generative.port';
 import type { RawPixels } from '../workers/raw-pixels';
 import type { PipelineStep, StepContext } from './pipeline-step';
-import { fromRaw, ready, toRaw, type StageImage } from './stage';
+import { fromRaw, ready, toMask, toRaw, type StageImage } from './stage';
 import { rawImage } from './subject-matte';
 
 /** The longest side of the style reference handed to a backend: its statistics need no more. */
@@ -85,7 +85,7 @@ async function opaque(stage: StageImage): Promise<{ rgb: RawPixels; alpha?: RawP
   const source = rawImage(pixels);
   const [rgb, alpha] = await Promise.all([
     toRaw(source.clone().removeAlpha().toColourspace('srgb')),
-    toRaw(source.clone().extractChannel(pixels.channels === 4 ? 3 : 1)),
+    toMask(source.clone().extractChannel(pixels.channels === 4 ? 3 : 1)),
   ]);
   return { rgb, alpha };
 }
@@ -114,7 +114,7 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
       },
     ]),
   );
-  const mask = await toRaw(
+  const mask = await toMask(
     sharp({ create: { width, height, channels: 3, background: { r: 255, g: 255, b: 255 } } })
       .composite([
         {
@@ -171,8 +171,8 @@ async function featherRamp(width: number, height: number, feather: { x: number; 
       fit: 'fill',
       kernel: 'nearest',
     });
-  const rows = await toRaw(spread(ramp(width, feather.x), width, 1).extractChannel(0));
-  return toRaw(
+  const rows = await toMask(spread(ramp(width, feather.x), width, 1).extractChannel(0));
+  return toMask(
     spread(ramp(height, feather.y), 1, height)
       .composite([{ input: buffer(rows), raw: { width, height, channels: 1 }, blend: 'multiply' }])
       .extractChannel(0),

@@ -34,6 +34,15 @@ export async function toRaw(image: Sharp): Promise<RawPixels> {
 }
 
 /**
+ * One channel (a mask, an alpha) as 8-bit pixels, 1 channel. Not {@link toRaw}: its sRGB conversion would turn a
+ * single channel into three.
+ */
+export async function toMask(image: Sharp): Promise<RawPixels> {
+  const { data, info } = await image.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+/**
  * A new pipeline on pixels: nothing is applied yet, so it is `fresh`. The planner has already bounded every
  * intermediate size by MAX_INPUT_PIXELS, so sharp's own limit (268 MP) must not refuse them.
  */

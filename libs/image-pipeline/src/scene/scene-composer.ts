@@ -9,7 +9,7 @@ import { decodeStep } from '../operations/decode.operation';
 import { encode } from '../operations/encode.operation';
 import { fitGenerated, portImage } from '../operations/generative.operation';
 import type { StepContext } from '../operations/pipeline-step';
-import { fromRaw, toRaw } from '../operations/stage';
+import { fromRaw, toMask, toRaw } from '../operations/stage';
 import { matteSize, rawImage } from '../operations/subject-matte';
 import type {
   GeneratedImage,
@@ -203,7 +203,7 @@ async function objectBox(
   pixels: RawPixels,
 ): Promise<{ left: number; top: number; width: number; height: number } | undefined> {
   // the alpha as an image of its own: sharp trims before it extracts a channel within one pipeline
-  const alpha = await toRaw(rawImage(pixels).extractChannel(3));
+  const alpha = await toMask(rawImage(pixels).extractChannel(3));
   const stats = await rawImage(alpha).stats();
   if (stats.channels[0].max < OBJECT_ALPHA) return undefined;
   if (stats.channels[0].min >= OBJECT_ALPHA) return { left: 0, top: 0, width: pixels.width, height: pixels.height };
@@ -337,7 +337,7 @@ function sceneBackground(plan: ScenePlan, template: PortImage | undefined): Scen
 }
 
 async function alphaOf(pixels: RawPixels): Promise<RawPixels> {
-  return toRaw(rawImage(pixels).extractChannel(3));
+  return toMask(rawImage(pixels).extractChannel(3));
 }
 
 /** The object's pixels (toned when the backend asks) over the scene; the scene's channels are kept. */
