@@ -36,6 +36,8 @@ const SEARCH: Record<GenerationPreference, { candidates: number; step: number }>
 const PATCH_SHARE = 1 / 12;
 const PATCH_MIN = 24;
 const PATCH_MAX = 64;
+/** Originals with a side shorter than this hold no patch worth quilting: their nearest pixels extend them. */
+const TINY = 4;
 /** The feather band is synthesised by the first ring's patches, which reach at most this far into the original. */
 const MAX_FEATHER = 64;
 /** Candidates drawn near the patch's own position along the edge (the rest anywhere in the band). */
@@ -73,6 +75,7 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
   if (inner.width === width && inner.height === height) return canvas.data;
 
   const shorter = Math.min(inner.width, inner.height);
+  if (shorter < TINY) return nearestFill(canvas.data, width, height, inner);
   const patch = Math.max(
     2,
     Math.min(shorter, Math.max(PATCH_MIN, Math.min(PATCH_MAX, Math.round(shorter * PATCH_SHARE)))),
@@ -100,9 +103,22 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
     grower.ring(known, next, ring === 0 ? reach : { x: overlap, y: overlap });
     known = next;
   }
-  if (!(globalThis as { NOLF?: boolean }).NOLF) continueLowFrequency(canvas.data, width, height, inner, guide, patch);
+  continueLowFrequency(canvas.data, width, height, inner, guide, patch);
   matchEdges(canvas.data, width, height, inner, Math.max(1, patch >> 3), Math.max(1, patch / 3));
   return canvas.data;
+}
+
+/** Each new pixel takes the original's nearest pixel: for originals too small to hold a patch. */
+function nearestFill(data: Uint8Array, width: number, height: number, inner: PortBox): Uint8Array {
+  for (let y = 0; y < height; y++) {
+    const sy = clamp(y, inner.top, inner.top + inner.height - 1);
+    for (let x = 0; x < width; x++) {
+      const sx = clamp(x, inner.left, inner.left + inner.width - 1);
+      if (sx === x && sy === y) continue;
+      data.copyWithin((y * width + x) * 3, (sy * width + sx) * 3, (sy * width + sx) * 3 + 3);
+    }
+  }
+  return data;
 }
 
 function expand(box: PortBox, by: number, width: number, height: number): PortBox {
