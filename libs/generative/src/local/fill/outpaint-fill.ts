@@ -38,6 +38,10 @@ const PATCH_MIN = 24;
 const PATCH_MAX = 64;
 /** Originals with a side shorter than this hold no patch worth quilting: their nearest pixels extend them. */
 const TINY = 4;
+/** Fade, px, of the second, fine edge matching: short enough not to smear the edge's texture outward. */
+const FINE_FADE = 2.5;
+/** Share of the remaining step it closes: all of it would leave a line smoother than the image around it. */
+const FINE_STRENGTH = 0.6;
 /** The feather band is synthesised by the first ring's patches, which reach at most this far into the original. */
 const MAX_FEATHER = 64;
 /** Candidates drawn near the patch's own position along the edge (the rest anywhere in the band). */
@@ -46,6 +50,11 @@ const LOCAL_SHARE = 0.75;
 const TOLERANCE = 1.15;
 /** Weight, per sample, of the squared distance between a patch's mean colour and the guide's target there. */
 const GUIDE_WEIGHT = 1;
+/**
+ * Cost per sample of each earlier use of the same source cell: spreads the picks over the band, so that one eye,
+ * spoon or collar is not copied again and again along the edge.
+ */
+const REUSE_COST = 200;
 /** How much more the guide weighs far from the original (times (1 - exp(-d / fade))^2). */
 const GUIDE_GROWTH = 8;
 
@@ -104,7 +113,9 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
     known = next;
   }
   continueLowFrequency(canvas.data, width, height, inner, guide, patch);
+  // Twice: a broad offset first (texture averaged out along the edge), then the last few pixels' own step.
   matchEdges(canvas.data, width, height, inner, Math.max(1, patch >> 3), Math.max(1, patch / 3));
+  matchEdges(canvas.data, width, height, inner, 1, FINE_FADE, FINE_STRENGTH);
   return canvas.data;
 }
 
@@ -141,6 +152,10 @@ interface GrowSettings {
 class RingGrower {
   private readonly target = new Float64Array(3);
   private readonly mean = new Float64Array(3);
+  /** How often each cell of the original (patch / 2 px square) has been the centre of a pasted patch. */
+  private readonly uses: Uint16Array;
+  private readonly cell: number;
+  private readonly columns: number;
 
   constructor(
     private readonly canvas: QuiltCanvas,
@@ -148,7 +163,15 @@ class RingGrower {
     private readonly random: () => number,
     private readonly stats: OriginalStats,
     private readonly guide: ColourGuide,
-  ) {}
+  ) {
+    this.cell = Math.max(1, settings.patch >> 1);
+    this.columns = Math.ceil(canvas.width / this.cell);
+    this.uses = new Uint16Array(this.columns * Math.ceil(canvas.height / this.cell));
+  }
+
+  private cellOf(x: number, y: number): number {
+    return Math.floor(y / this.cell) * this.columns + Math.floor(x / this.cell);
+  }
 
   /** Fills `next` minus `known`: left and right strips beside `known`, then top and bottom strips across `next`. */
   ring(known: PortBox, next: PortBox, reach: { x: number; y: number }): void {
@@ -226,12 +249,14 @@ class RingGrower {
       const busy = this.stats.deviation(sx - inner.left, sy - inner.top, place.w, place.h) - deviation;
       const mean = this.stats.mean(sx - inner.left, sy - inner.top, place.w, place.h, this.mean);
       const away = (mean[0] - target[0]) ** 2 + (mean[1] - target[1]) ** 2 + (mean[2] - target[2]) ** 2;
-      const error = fit + samples * (busy * busy * 3 + away * guideWeight);
+      const reuse = this.uses[this.cellOf(sx + (place.w >> 1), sy + (place.h >> 1))] * REUSE_COST;
+      const error = fit + samples * (busy * busy * 3 + away * guideWeight + reuse);
       if (error <= best * TOLERANCE) found.push({ sx, sy, error });
       if (error < best) best = error;
     }
     const near = found.filter((c) => c.error <= best * TOLERANCE);
     const pick = near[Math.floor(this.random() * near.length)] ?? found[0];
+    this.uses[this.cellOf(pick.sx + (place.w >> 1), pick.sy + (place.h >> 1))]++;
     return [pick.sx, pick.sy];
   }
 
