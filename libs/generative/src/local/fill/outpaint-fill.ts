@@ -24,9 +24,9 @@ export interface OutpaintInput {
  * measured on (2 = a quarter of the overlap's pixels).
  */
 const SEARCH: Record<GenerationPreference, { candidates: number; step: number }> = {
-  fast: { candidates: 48, step: 2 },
-  optimal: { candidates: 128, step: 2 },
-  best: { candidates: 256, step: 1 },
+  fast: { candidates: 32, step: 2 },
+  optimal: { candidates: 96, step: 2 },
+  best: { candidates: 256, step: 2 },
 };
 
 /**

@@ -25,7 +25,7 @@ export interface StyleInput {
  * denoisingStrength, k = depthStrength, per channel c of (L, a, b), source mean m and deviation v, target M, V:
  *
  *   mean_t = m + s (M - m)            deviation_t = v + s (0.5 + 0.5 d) (V - v)      g_c = deviation_t / v
- *   a' = mean_t + (a - m) g_a,   b' likewise,
+ *   a' = m + (a - m) g_a + (mean_t - m) w(L),   b' likewise (w: tintWeights, mean 1, less on whites and blacks),
  *   L' = mean_t + (base - m) g_L + detail * lerp(g_L, 1, k) * lerp(1, e, s d) * (1 - 0.5 s (1 - k))
  *
  * where base is L's local mean (radius 1/128 of the shorter side), detail = L - base, and e the reference's detail
@@ -55,12 +55,30 @@ export function styleTransfer(input: StyleInput): Uint8Array {
   const texture = source.detail < 1e-3 ? 1 : clamp(target.detail / source.detail, 0.5, 2);
   const detailGain = (gain[0] + (1 - gain[0]) * k) * (1 + (texture - 1) * s * d) * (1 - 0.5 * s * (1 - k));
   const { L, a, b } = planes;
+  const tint = tintWeights(L);
   for (let i = 0; i < L.length; i++) {
+    a[i] = source.mean[1] + (a[i] - source.mean[1]) * gain[1] + (meanT[1] - source.mean[1]) * tint[i];
+    b[i] = source.mean[2] + (b[i] - source.mean[2]) * gain[2] + (meanT[2] - source.mean[2]) * tint[i];
     L[i] = meanT[0] + (base[i] - source.mean[0]) * gain[0] + (L[i] - base[i]) * detailGain;
-    a[i] = meanT[1] + (a[i] - source.mean[1]) * gain[1];
-    b[i] = meanT[2] + (b[i] - source.mean[2]) * gain[2];
   }
   return fromLab(planes);
+}
+
+/**
+ * How much of the a, b mean shift each pixel takes: w(L) = 1 - |L / 50 - 1|^3, normalised to a mean of 1, so
+ * that whites and blacks stay nearer neutral (a blue cast on a white cup rim would leave the gamut and turn
+ * cyan) while the mean still moves by exactly the shift.
+ */
+function tintWeights(L: Float32Array): Float32Array {
+  const weights = new Float32Array(L.length);
+  let sum = 0;
+  for (let i = 0; i < L.length; i++) {
+    weights[i] = 1 - Math.min(1, Math.abs(L[i] / 50 - 1)) ** 3;
+    sum += weights[i];
+  }
+  const scale = sum > 0 ? L.length / sum : 1;
+  for (let i = 0; i < L.length; i++) weights[i] *= scale;
+  return weights;
 }
 
 function referenceStatistics(reference: { data: Uint8Array; width: number; height: number }): StyleStatistics {
