@@ -97,7 +97,8 @@ function cellMeans(
 /**
  * Closes what is left of the step at the original's edges: along each edge with new area beyond it, the
  * difference between the original's last pixel and the first new one, smoothed along the edge (two box means of
- * `radius`, so texture averages out and only an offset remains), times `strength`, is added to the new area, fading as
+ * `radius`, so texture averages out and only an offset remains), times `strength` (x: the left and right
+ * edges, y: the top and bottom ones), is added to the new area, fading as
  * exp(-distance / fade) away from the edge (and from the edge's ends, for the corners). A cheap stand-in for a
  * gradient-domain (Poisson) blend across the seam.
  */
@@ -108,7 +109,7 @@ export function matchEdges(
   inner: PortBox,
   radius: number,
   fade: number,
-  strength = 1,
+  strength = { x: 1, y: 1 },
 ): void {
   const right = inner.left + inner.width;
   const bottom = inner.top + inner.height;
@@ -140,7 +141,7 @@ export function matchEdges(
     for (let d = 0; d < reach; d++) {
       const across = edge.first + outward * d;
       if (across < 0 || across >= (edge.vertical ? width : height)) break;
-      const fall = strength * Math.exp(-d / fade);
+      const fall = (edge.vertical ? strength.x : strength.y) * Math.exp(-d / fade);
       for (let along = Math.max(0, start - reach); along < Math.min(limit, start + length + reach); along++) {
         const i = Math.min(Math.max(along - start, 0), length - 1);
         const beyond = along < start ? start - along : along >= start + length ? along - start - length + 1 : 0;

@@ -113,9 +113,11 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
     known = next;
   }
   continueLowFrequency(canvas.data, width, height, inner, guide, patch);
-  // Twice: a broad offset first (texture averaged out along the edge), then the last few pixels' own step.
+  // Twice: a broad offset first (texture averaged out along the edge), then the last few pixels' own step
+  // (only across hard edges: a feather band already blends there).
   matchEdges(canvas.data, width, height, inner, Math.max(1, patch >> 3), Math.max(1, patch / 3));
-  matchEdges(canvas.data, width, height, inner, 1, FINE_FADE, FINE_STRENGTH);
+  const fine = { x: canvas.feather.x > 0 ? 0 : FINE_STRENGTH, y: canvas.feather.y > 0 ? 0 : FINE_STRENGTH };
+  matchEdges(canvas.data, width, height, inner, 1, FINE_FADE, fine);
   return canvas.data;
 }
 

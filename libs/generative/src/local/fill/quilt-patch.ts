@@ -183,31 +183,11 @@ export function pastePatch(canvas: QuiltCanvas, place: PatchPlace, sx: number, s
     const value = original[b + c] + shift[c];
     return value < 0 ? 0 : value > 255 ? 255 : value;
   };
-  // 0 = take the new patch, 1 = keep the existing pixel (the far side of a cut).
-  const keep = new Uint8Array(w * h);
   const bands = bandMaps(place);
-  for (const band of [bands.inner, bands.previous]) {
-    if (!band) continue;
-    const error = new Float32Array(band.length * band.depth);
-    for (let i = 0; i < band.length; i++) {
-      for (let l = 0; l < band.depth; l++) {
-        const [u, v] = band.map(i, l);
-        const a = ((place.y + v) * width + place.x + u) * 3;
-        const b = ((sy + v) * width + sx + u) * 3;
-        const dr = data[a] - source(b, 0);
-        const dg = data[a + 1] - source(b, 1);
-        const db = data[a + 2] - source(b, 2);
-        error[i * band.depth + l] = dr * dr + dg * dg + db * db;
-      }
-    }
-    const cut = minErrorCut(error, band.length, band.depth);
-    for (let i = 0; i < band.length; i++) {
-      for (let l = cut[i] + 1; l < band.depth; l++) {
-        const [u, v] = band.map(i, l);
-        keep[v * w + u] = 1;
-      }
-    }
-  }
+  // 1 = keep the existing pixel (beyond that band's cut). The original's pixels follow only the cut from the
+  // previous patch; towards the original the feather decides.
+  const keepInner = cutMask(canvas, place, bands.inner, sx, sy, source);
+  const keepPrevious = cutMask(canvas, place, bands.previous, sx, sy, source);
   const innerRight = inner.left + inner.width;
   const innerBottom = inner.top + inner.height;
   for (let v = 0; v < h; v++) {
@@ -219,20 +199,52 @@ export function pastePatch(canvas: QuiltCanvas, place: PatchPlace, sx: number, s
       const at = y * width + x;
       const a = at * 3;
       const b = ((sy + v) * width + sx + u) * 3;
+      if (keepPrevious[v * w + u] === 1) continue;
       if (insideY && x >= inner.left && x < innerRight) {
-        if (keep[v * w + u] === 1) continue;
         const weight = featherWeight(Math.min(x - inner.left, innerRight - 1 - x), feather.x, depthY, feather.y);
         if (weight >= 1) continue;
         for (let c = 0; c < 3; c++) data[a + c] = Math.round(original[a + c] * weight + source(b, c) * (1 - weight));
         continue;
       }
-      if (known[at] === 1 && keep[v * w + u] === 1) continue;
-      data[a] = Math.round(source(b, 0));
-      data[a + 1] = Math.round(source(b, 1));
-      data[a + 2] = Math.round(source(b, 2));
+      if (known[at] === 1 && keepInner[v * w + u] === 1) continue;
+      for (let c = 0; c < 3; c++) data[a + c] = Math.round(source(b, c));
       known[at] = 1;
     }
   }
+}
+
+/** Patch-sized mask, 1 beyond the minimum-error cut through `band` (where the existing pixels stay). */
+function cutMask(
+  canvas: QuiltCanvas,
+  place: PatchPlace,
+  band: { map: BandMap; length: number; depth: number } | undefined,
+  sx: number,
+  sy: number,
+  source: (b: number, c: number) => number,
+): Uint8Array {
+  const keep = new Uint8Array(place.w * place.h);
+  if (!band) return keep;
+  const { data, width } = canvas;
+  const error = new Float32Array(band.length * band.depth);
+  for (let i = 0; i < band.length; i++) {
+    for (let l = 0; l < band.depth; l++) {
+      const [u, v] = band.map(i, l);
+      const a = ((place.y + v) * width + place.x + u) * 3;
+      const b = ((sy + v) * width + sx + u) * 3;
+      const dr = data[a] - source(b, 0);
+      const dg = data[a + 1] - source(b, 1);
+      const db = data[a + 2] - source(b, 2);
+      error[i * band.depth + l] = dr * dr + dg * dg + db * db;
+    }
+  }
+  const cut = minErrorCut(error, band.length, band.depth);
+  for (let i = 0; i < band.length; i++) {
+    for (let l = cut[i] + 1; l < band.depth; l++) {
+      const [u, v] = band.map(i, l);
+      keep[v * place.w + u] = 1;
+    }
+  }
+  return keep;
 }
 
 /** How much of the original a pixel of it keeps, 0..1, from its distances to the vertical and horizontal edges. */
