@@ -158,6 +158,8 @@ class RingGrower {
   private readonly uses: Uint16Array;
   private readonly cell: number;
   private readonly columns: number;
+  /** The band's typical luma deviation per side (typicalDeviation). */
+  private readonly typical: Record<Side, number>;
 
   constructor(
     private readonly canvas: QuiltCanvas,
@@ -169,6 +171,30 @@ class RingGrower {
     this.cell = Math.max(1, settings.patch >> 1);
     this.columns = Math.ceil(canvas.width / this.cell);
     this.uses = new Uint16Array(this.columns * Math.ceil(canvas.height / this.cell));
+    this.typical = {
+      left: this.typicalDeviation(true, 0),
+      right: this.typicalDeviation(true, canvas.inner.width - settings.patch),
+      top: this.typicalDeviation(false, 0),
+      bottom: this.typicalDeviation(false, canvas.inner.height - settings.patch),
+    };
+  }
+
+  /**
+   * The median luma deviation of patch-sized windows of the original along one edge (`vertical`: a left or right
+   * one, its windows at column `at`): how busy the band's typical texture is, an eye or a logo aside.
+   */
+  private typicalDeviation(vertical: boolean, at: number): number {
+    const { inner } = this.canvas;
+    const { patch } = this.settings;
+    const span = (vertical ? inner.height : inner.width) - patch;
+    const values: number[] = [];
+    for (let along = 0; along <= span; along += Math.max(1, patch >> 1)) {
+      values.push(
+        vertical ? this.stats.deviation(at, along, patch, patch) : this.stats.deviation(along, at, patch, patch),
+      );
+    }
+    values.sort((a, b) => a - b);
+    return values[values.length >> 1] ?? 0;
   }
 
   private cellOf(x: number, y: number): number {
@@ -226,12 +252,12 @@ class RingGrower {
     const spanY = inner.height - place.h;
     const bandX = vertical ? Math.min(spanX, Math.max(place.w * 2, Math.round(inner.width * 0.15))) : spanX;
     const bandY = vertical ? spanY : Math.min(spanY, Math.max(place.h * 2, Math.round(inner.height * 0.15)));
-    const deviation = this.borderDeviation(place);
+    const nearness = this.guide.nearness(place.x + (place.w >> 1), place.y + (place.h >> 1));
+    // Busy like the border next to the patch, like the band's typical texture far from it.
+    const deviation = this.borderDeviation(place) * nearness + this.typical[place.side] * (1 - nearness);
     const target = this.guide.target(place.x + (place.w >> 1), place.y + (place.h >> 1), this.target);
     // Far from the original the guide outweighs the overlap, so that an object cut by the edge ends.
-    const guideWeight =
-      GUIDE_WEIGHT *
-      (1 + GUIDE_GROWTH * (1 - this.guide.nearness(place.x + (place.w >> 1), place.y + (place.h >> 1))) ** 2);
+    const guideWeight = GUIDE_WEIGHT * (1 + GUIDE_GROWTH * (1 - nearness) ** 2);
     const found: Array<{ sx: number; sy: number; error: number }> = [];
     let best = Infinity;
     for (let k = 0; k < candidates; k++) {
