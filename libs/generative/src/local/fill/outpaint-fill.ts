@@ -62,10 +62,12 @@ const GUIDE_GROWTH = 8;
  * The canvas filled outside `inner` by texture synthesis from the original's border: rings of patches grow outward
  * from the original (left and right strips, then top and bottom strips spanning the corners), each patch quilted
  * from a band inside the original along the same edge (mostly near the same position, so that a horizon or a
- * table edge continues), chosen by its agreement with what is already filled and pasted with a minimum-error cut.
- * Then the new area's large-scale colour is set to continue the border's, fading to the band's mean with distance
- * (low-frequency.ts). Inside `inner` the original's bytes are kept, except in the feather band (at most 64 px),
- * which blends towards the first ring's patches. O(pixels * candidates * overlap / patch area).
+ * table edge continues), chosen by its agreement with what is already filled (and with the colour and busyness
+ * expected there: RingGrower.choose) and pasted with a minimum-error cut. Then the new area's large-scale colour is
+ * set to continue the border's, fading to the band's mean with distance (colour-guide.ts, low-frequency.ts), and
+ * the remaining step at the edges is closed (matchEdges). Inside `inner` the original's bytes are kept, except in
+ * the feather band (at most 64 px: a wider feather is cut to 64), which blends towards the first ring's patches.
+ * `preference` sets the candidates tried per patch (SEARCH). O(pixels * candidates * overlap / patch area).
  */
 export function outpaintFill(input: OutpaintInput): Uint8Array {
   const { width, height, inner } = input;
