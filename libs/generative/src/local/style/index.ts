@@ -1,0 +1,1 @@
+export { styleTransfer, type StyleInput } from './style-transfer';
