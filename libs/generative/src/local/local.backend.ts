@@ -66,7 +66,7 @@ export class LocalBackend extends GenerativeBackend {
   }
 
   async outpaint(job: OutpaintJob): Promise<GeneratedImage> {
-    const { data, width, height } = job.image.pixels;
+    const { data, width, height } = threeChannels(job.image.pixels, 'outpaint');
     const result = await this.run(
       {
         kind: 'outpaint',
@@ -87,8 +87,8 @@ export class LocalBackend extends GenerativeBackend {
   }
 
   async styleTransfer(job: StyleJob): Promise<GeneratedImage> {
-    const { data, width, height } = job.image.pixels;
-    const reference = job.reference?.pixels;
+    const { data, width, height } = threeChannels(job.image.pixels, 'style transfer');
+    const reference = job.reference && threeChannels(job.reference.pixels, 'style transfer');
     const result = await this.run(
       {
         kind: 'style',
@@ -132,4 +132,14 @@ export class LocalBackend extends GenerativeBackend {
     await this.pool?.destroy();
     this.pool = undefined;
   }
+}
+
+/** The kernels read 3-channel pixels: anything else is the caller's mistake, told as such rather than drawn as noise. */
+function threeChannels(pixels: PortPixels, job: string): PortPixels {
+  if (pixels.channels !== 3 || pixels.data.length !== pixels.width * pixels.height * 3) {
+    throw new Error(
+      `local ${job}: expected 3-channel pixels, got ${pixels.channels} channels in ${pixels.data.length} bytes`,
+    );
+  }
+  return pixels;
 }

@@ -104,7 +104,8 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
       background: '#ffffff',
     }),
   );
-  const placed = await toRaw(
+  // composite adds an alpha channel: the canvas handed over is three channels, in a pipeline of its own
+  const composed = await toRaw(
     sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } }).composite([
       {
         input: buffer(scaled),
@@ -114,6 +115,7 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
       },
     ]),
   );
+  const placed = composed.channels === 3 ? composed : await toRaw(rawImage(composed).removeAlpha());
   const mask = await toMask(
     sharp({ create: { width, height, channels: 3, background: { r: 255, g: 255, b: 255 } } })
       .composite([
