@@ -66,18 +66,9 @@ export class ImagePipeline implements OnApplicationShutdown {
    * cropped image.
    */
   async findFaces(bytes: Buffer, probe: ImageProbe): Promise<DetectedFace[]> {
-    sharp.concurrency(this.threads.enter());
-    try {
-      return await findFaces(bytes, probe, {
-        pool: this.pool,
-        maxPixels: this.config.maxInputPixels,
-        detector: this.faces,
-      });
-    } catch (error) {
-      throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
-    } finally {
-      this.threads.leave();
-    }
+    return this.withThreads(probe, () =>
+      findFaces(bytes, probe, { pool: this.pool, maxPixels: this.config.maxInputPixels, detector: this.faces }),
+    );
   }
 
   /**
@@ -92,14 +83,7 @@ export class ImagePipeline implements OnApplicationShutdown {
     replan?: Replan,
     assets?: EditAssets,
   ): Promise<PipelineResult> {
-    sharp.concurrency(this.threads.enter());
-    try {
-      return await this.process(bytes, probe, plan, replan, assets);
-    } catch (error) {
-      throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
-    } finally {
-      this.threads.leave();
-    }
+    return this.withThreads(probe, () => this.process(bytes, probe, plan, replan, assets));
   }
 
   private async process(
@@ -142,18 +126,26 @@ export class ImagePipeline implements OnApplicationShutdown {
     if (!this.generative) {
       throw new ServiceException('OPERATION_NOT_IMPLEMENTED', 'No generative backend is configured on this service.');
     }
+    const resources = {
+      pool: this.pool,
+      profiles: this.profiles,
+      maxPixels: this.config.maxInputPixels,
+      segmenter: this.segmenter,
+      backend: this.generative,
+    };
+    return this.withThreads(object.probe, () => composeScene(object, template, plan, resources, signal));
+  }
+
+  /**
+   * Pixel work with its share of libvips' threads (ThreadShare), its decoder failures told as image errors of the
+   * probed input.
+   */
+  private async withThreads<T>(probe: ImageProbe, work: () => Promise<T>): Promise<T> {
     sharp.concurrency(this.threads.enter());
     try {
-      const resources = {
-        pool: this.pool,
-        profiles: this.profiles,
-        maxPixels: this.config.maxInputPixels,
-        segmenter: this.segmenter,
-        backend: this.generative,
-      };
-      return await composeScene(object, template, plan, resources, signal);
+      return await work();
     } catch (error) {
-      throw decodeError(error, { probe: object.probe, maxPixels: this.config.maxInputPixels });
+      throw decodeError(error, { probe, maxPixels: this.config.maxInputPixels });
     } finally {
       this.threads.leave();
     }

@@ -76,6 +76,18 @@ export class OutputMetadataDto {
   color_space?: ColorSpaceName | RgbColorSpaceDto | CmykColorSpaceDto;
 }
 
+/** The schema of `output.format` (edit and scene): a format name, or an options object chosen by `type`. */
+export function formatSchemas() {
+  return [
+    { type: 'string', enum: [...OUTPUT_FORMATS] },
+    { $ref: getSchemaPath(JpegOptionsDto) },
+    { $ref: getSchemaPath(PngOptionsDto) },
+    { $ref: getSchemaPath(WebpOptionsDto) },
+    { $ref: getSchemaPath(AvifOptionsDto) },
+    { $ref: getSchemaPath(TiffOptionsDto) },
+  ];
+}
+
 @ApiExtraModels(JpegOptionsDto, PngOptionsDto, WebpOptionsDto, AvifOptionsDto, TiffOptionsDto)
 export class OutputOptionsDto {
   @ApiPropertyOptional({
@@ -90,14 +102,7 @@ export class OutputOptionsDto {
   destination?: string;
 
   @ApiPropertyOptional({
-    oneOf: [
-      { type: 'string', enum: [...OUTPUT_FORMATS] },
-      { $ref: getSchemaPath(JpegOptionsDto) },
-      { $ref: getSchemaPath(PngOptionsDto) },
-      { $ref: getSchemaPath(WebpOptionsDto) },
-      { $ref: getSchemaPath(AvifOptionsDto) },
-      { $ref: getSchemaPath(TiffOptionsDto) },
-    ],
+    oneOf: formatSchemas(),
     description:
       'A format name (its defaults apply) or an options object chosen by `type`. jpeg: quality 85, progressive; png: optimal compression; webp: lossy 75; avif: lossy 50; tiff: lossless (LZW).',
     example: { type: 'jpeg', quality: 90, progressive: false },

@@ -13,13 +13,13 @@ import {
 import {
   AvifOptionsDto,
   JpegOptionsDto,
-  OUTPUT_FORMATS,
   PngOptionsDto,
   TiffOptionsDto,
   WebpOptionsDto,
   type FormatOptionsDto,
   type OutputFormat,
 } from '../dto/format-options.dto';
+import { formatSchemas } from '../dto/output.dto';
 
 /**
  * The body of `POST /v1/scene/create` for the OpenAPI document and for the shape of each variant. Unions (the
@@ -336,14 +336,7 @@ export class SceneOutputOptionsDto {
   destination?: string;
 
   @ApiPropertyOptional({
-    oneOf: [
-      { type: 'string', enum: [...OUTPUT_FORMATS] },
-      { $ref: getSchemaPath(JpegOptionsDto) },
-      { $ref: getSchemaPath(PngOptionsDto) },
-      { $ref: getSchemaPath(WebpOptionsDto) },
-      { $ref: getSchemaPath(AvifOptionsDto) },
-      { $ref: getSchemaPath(TiffOptionsDto) },
-    ],
+    oneOf: formatSchemas(),
     default: 'png',
     description: 'A format name or an options object chosen by `type`, as for the edit.',
   })

@@ -2,7 +2,7 @@ import type { GenerationPreference, PortBox } from '@app/image-pipeline';
 import { ColourGuide } from './colour-guide';
 import { continueLowFrequency, matchEdges } from './low-frequency';
 import { OriginalStats } from './original-stats';
-import { mulberry32 } from './seeded-random';
+import { seededRandom } from '../seeded-random';
 import { overlapError, pastePatch, type PatchPlace, type QuiltCanvas, type Side } from './quilt-patch';
 
 export interface OutpaintInput {
@@ -104,7 +104,7 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
   };
   const stats = new OriginalStats(input.data, width, inner);
   const guide = new ColourGuide(stats, inner, patch, patch * 1.5);
-  const random = mulberry32((input.seed * 31 + input.variant) >>> 0);
+  const random = seededRandom((input.seed * 31 + input.variant) >>> 0);
   const grower = new RingGrower(canvas, { patch, overlap, stride, ...SEARCH[input.preference] }, random, stats, guide);
 
   let known: PortBox = { ...inner };

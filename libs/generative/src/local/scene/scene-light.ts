@@ -1,5 +1,5 @@
 import type { Light } from '../prompt-vocabulary';
-import { seededRandom } from './seeded-noise';
+import { seededRandom } from '../seeded-random';
 
 /** The light of one image: where it comes from (per variant, jittered by the seed) and what the light words do. */
 export interface SceneLight {

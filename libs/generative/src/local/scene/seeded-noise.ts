@@ -1,19 +1,8 @@
 /**
- * Seeded randomness for the local scene renderer: a small generator (mulberry32) and 2-D value noise on a wrapped
- * 256 x 256 lattice, so that a scene is the same bytes for the same (input, seed, variant) on every machine.
+ * 2-D value noise for the local scene renderer on a wrapped 256 x 256 lattice, from the backend's seeded generator,
+ * so that a scene is the same bytes for the same (input, seed, variant) on every machine.
  */
-
-/** A generator of numbers in [0, 1) from a 32-bit seed (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../seeded-random';
 
 const SIZE = 256;
 const MASK = SIZE - 1;

@@ -1,0 +1,14 @@
+/**
+ * The local backend's one seeded generator (mulberry32, the same as test/fixtures/seeded-random.mjs): numbers in
+ * [0, 1) from a 32-bit seed, so that a job gives the same bytes for the same seed on every machine.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
