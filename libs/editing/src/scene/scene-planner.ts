@@ -30,7 +30,7 @@ function rgba(colour: Colour | undefined): Rgba | undefined {
  * deterministic), a changed one other images. Where results go does not change them.
  */
 export function sceneSeed(request: SceneRequest): number {
-  const { destination: _destination, ...output } = request.output;
+  const output = { ...request.output, destination: undefined };
   const digest = createHash('sha256')
     .update(JSON.stringify({ object: request.object, scene: request.scene, output }))
     .digest();

@@ -5,7 +5,6 @@ import {
   type GenerationOptions,
   type OutpaintJob,
   type PortImage,
-  type PortPixels,
   type SceneJob,
   type SceneResult,
   type StyleJob,

@@ -1,5 +1,5 @@
 import type { GenerativeConfig } from '@app/common';
-import type { GenerationPreference, GenerativeBackend, PortImage } from '@app/image-pipeline';
+import type { GenerationPreference, GenerativeBackend } from '@app/image-pipeline';
 import { GeneratorClient } from './generator-client';
 import { type GeneratorJob, HttpGenerativeBackend } from './http-backend';
 import { generatorSize } from './job-prompts';
