@@ -1,7 +1,7 @@
-// The run (started by bench/run.mjs), three suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
+// The run (started by bench/run.mjs), four suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
 // node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
-// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. See bench/README.md.
+// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { startNodeServer, stopAll } from './processes.mjs';
 import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
+import { renderScene, runSceneSuite } from './scene-bench.mjs';
 import { runVisionSuite } from './vision-bench.mjs';
 import { renderVision } from './vision-report.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
@@ -242,6 +243,22 @@ async function visionSuite(options, folder, machine) {
   }
 }
 
+/** The scene suite (lib/scene-bench.mjs): prints its block, writes it after a run that is not quick. */
+async function sceneSuite(options, folder, machine) {
+  const { env, serviceEnv } = childEnv(folder);
+  const main = resolve(ROOT, options.main);
+  const result = await runSceneSuite(options, { main, folder, env, serviceEnv, log });
+  await stopAll();
+  const failed = result.rows.filter((row) => row.failed);
+  writeSection(
+    renderScene({ machine, options, ...result }),
+    'scene',
+    options.writeSceneDoc && failed.length === 0,
+    failed.length > 0 ? 'a row failed' : 'a quick run',
+  );
+  if (failed.length > 0) process.exitCode = 1;
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
@@ -251,7 +268,11 @@ async function main() {
     for (const suite of options.suites) {
       const own = join(folder, suite);
       mkdirSync(own);
-      await { edit: editSuite, batch: batchSuite, vision: visionSuite }[suite](options, own, machine);
+      await { edit: editSuite, batch: batchSuite, vision: visionSuite, scene: sceneSuite }[suite](
+        options,
+        own,
+        machine,
+      );
     }
   } finally {
     await stopAll();

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
-export const ALL_SUITES = ['edit', 'batch', 'vision'];
+export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene'];
 /** Parts of the edit suite: the five methods, and admission (uploads under overload, heavy HEIC uploads). */
 export const ALL_EDIT_PARTS = ['methods', 'admission'];
 const ADMISSION = { full: { seconds: 20, warmup: 5 }, quick: { seconds: 4, warmup: 1 } };
@@ -14,6 +14,9 @@ const BATCH_SIZES = { full: [500, 5000], quick: [24, 72] };
  * Vision suite: requests measured per row after its warm-up (`runs`; `bigRuns` for background removal at 12 MP,
  * where the reference takes ~20 s a request on 2 cores), and how many composites of the set are judged.
  */
+/** Requests per scene-suite row after its warm-up. */
+const SCENE = { full: { runs: 10 }, quick: { runs: 1 } };
+
 const VISION = {
   full: { runs: 5, bigRuns: 3, composites: Infinity },
   quick: { runs: 1, bigRuns: 1, composites: 3 },
@@ -42,8 +45,9 @@ const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
 const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 
 const USAGE = `node bench/run.mjs [options]
-  --suites=edit,batch,vision  edit: one edit, five ways (below); batch: a folder of photos through batch tasks;
-                         vision: background removal against @imgly/background-removal-node, upscale, faces, plates
+  --suites=edit,batch,vision,scene  edit: one edit, five ways (below); batch: a folder of photos through batch
+                         tasks; vision: background removal against @imgly/background-removal-node, upscale, faces,
+                         plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer
   --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
                          e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
@@ -145,6 +149,9 @@ export function readOptions(argv) {
     // the admission block alone is written by a run of that part that is not quick
     writeAdmissionDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && editParts.includes('admission'))),
     vision: visionPlan(values),
+    scene: SCENE[values.quick ? 'quick' : 'full'],
+    // the scene block: a run of that suite that is not quick
+    writeSceneDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
     // the vision block: a run of that suite with its defaults (whether the reference ran is checked at the end)
     writeVisionDoc: values['no-doc']
       ? false

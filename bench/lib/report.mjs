@@ -6,6 +6,7 @@ const MARKERS = {
   batch: ['<!-- bench:batch:start -->', '<!-- bench:batch:end -->'],
   admission: ['<!-- bench:admission:start -->', '<!-- bench:admission:end -->'],
   vision: ['<!-- bench:vision:start -->', '<!-- bench:vision:end -->'],
+  scene: ['<!-- bench:scene:start -->', '<!-- bench:scene:end -->'],
 };
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',
