@@ -154,6 +154,19 @@ describe('parseSceneRequest', () => {
     });
   });
 
+  it('keeps transparency for the background effect', () => {
+    expect(problems({ object: { image_url: URL }, scene: { prompt: 'oak table', color: 'transparent' } })).toEqual({
+      'scene.color': [
+        'color must be a hexadecimal colour; "transparent" is only for the background effect (effect: shadows)',
+      ],
+    });
+    expect(
+      Object.keys(
+        problems({ object: { image_url: URL }, scene: { template_url: URL, view: 'top', color: 'transparent' } }),
+      ),
+    ).toEqual(['scene.color']);
+  });
+
   it('asks for a folder when several images go to one destination', () => {
     expect(
       Object.keys(problems({ object: { image_url: URL }, scene: { prompt: 'oak' }, output: 'storage://s/scene.png' })),

@@ -155,6 +155,16 @@ function readPrompt(raw: unknown, path: string, issues: Issues): ScenePrompt | u
   return issues.has(path) ? undefined : { text: dto.text as string, generate: false };
 }
 
+/** `color` of prompt and template scenes: a hexadecimal colour; `transparent` is the background effect's alone. */
+function checkOpaque(raw: Record<string, unknown>, issues: Issues): void {
+  if (raw.color === 'transparent') {
+    issues.add(
+      'scene.color',
+      'color must be a hexadecimal colour; "transparent" is only for the background effect (effect: shadows)',
+    );
+  }
+}
+
 function rgb(raw: string | undefined): Rgb | undefined {
   if (raw === undefined) return undefined;
   const parsed = parseColour(raw);
@@ -184,6 +194,7 @@ function readScene(raw: unknown, issues: Issues): SceneRequest['scene'] | undefi
       ...shared(dto),
     };
   }
+  checkOpaque(raw, issues);
   if (!absent(raw.template_url)) {
     const dto = validateShape(TemplateSceneDto, raw, path, issues, { variant: 'the template scene (template_url)' });
     const prompt = dto && !absent(dto.prompt) ? readPrompt(dto.prompt, `${path}.prompt`, issues) : undefined;
