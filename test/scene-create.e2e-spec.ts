@@ -246,7 +246,10 @@ describe('templates', () => {
           image.data[p + 2] > original.data[o + 2]
         ) {
           brighter += 1;
-          if (brighter < 4) samples.push(`${x},${y}: ${Array.from(image.data.subarray(p, p + 3))} over ${Array.from(original.data.subarray(o, o + 3))}`);
+          if (brighter < 4)
+            samples.push(
+              `${x},${y}: ${Array.from(image.data.subarray(p, p + 3))} over ${Array.from(original.data.subarray(o, o + 3))}`,
+            );
         }
         // far from the object (its box grown by 200 px): nothing may change
         if (x < 184 || x >= 840 || y < 56 || y >= 968) changedFar += 1;
