@@ -190,7 +190,13 @@ export function SchemaForm({ schema: raw, value, onChange, path, label, errors, 
 /** `oneOf`: the user picks the form of the value (a plain string, or one of the object schemas). */
 function Variants({ schema, value, onChange, path, label, errors, depth = 0 }: Props) {
   const options = schema.oneOf!;
-  const names = options.map((option, i) => refName(option) ?? resolve(option).type ?? `form ${i + 1}`);
+  const names = options.map((option, i) => {
+    const s = resolve(option);
+    if (refName(option)) return refName(option)!;
+    if (s.enum) return `one of: ${s.enum.join(', ')}`;
+    const about = s.description?.split(/[.,:;]/)[0];
+    return `${s.type ?? `form ${i + 1}`}${about ? ` (${about})` : ''}`;
+  });
   const guess = () => {
     if (value === undefined) return -1;
     const index = options.findIndex((option) => {

@@ -107,3 +107,30 @@ export interface Page<T> {
   per_page: number;
   total: number;
 }
+
+/**
+ * Verifies the signed-in key and reads its scopes: GET /v1/usage (any key). Where the service has no such route
+ * (an older version), an admin key is still recognised by GET /v1/keys (the key whose prefix starts it).
+ */
+export async function whoAmI(): Promise<Usage> {
+  try {
+    return await request<Usage>('GET', '/v1/usage');
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    const key = storedKey() ?? '';
+    const keys = await request<KeyResponseDto[]>('GET', '/v1/keys');
+    const mine = keys.find((k) => key.startsWith(k.prefix));
+    const name = mine?.name ?? 'admin key';
+    return {
+      key: { id: mine?.id ?? 0, name, prefix: mine?.prefix ?? key.slice(0, 12), scopes: mine?.scopes ?? ['admin'] },
+      calls_used: mine?.calls_used ?? 0,
+      quota: mine?.quota ?? null,
+      calls_left: null,
+      rate_limit: {
+        per_second: { limit: 0, remaining: 0, reset_seconds: 0 },
+        per_minute: { limit: 0, remaining: 0, reset_seconds: 0 },
+      },
+      recent_errors: [],
+    };
+  }
+}

@@ -1,6 +1,6 @@
 import { StrictMode, useEffect, useId, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { request, storedKey, rememberKey, type Scope, type Usage } from './api';
+import { whoAmI, storedKey, rememberKey, type Scope, type Usage } from './api';
 import { KeysPage } from './pages/Keys';
 import { PlaygroundPage } from './pages/Playground';
 import { StoragesPage } from './pages/Storages';
@@ -39,7 +39,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (usage: Usage) => void }) {
     setError(undefined);
     rememberKey(key.trim());
     try {
-      onSignedIn(await request<Usage>('GET', '/v1/usage'));
+      onSignedIn(await whoAmI());
     } catch (e) {
       rememberKey(null);
       setError(e);
@@ -78,7 +78,7 @@ function App() {
     const key = storedKey();
     if (!key) return;
     rememberKey(key);
-    request<Usage>('GET', '/v1/usage')
+    whoAmI()
       .then(setUsage)
       .catch(() => rememberKey(null))
       .finally(() => setChecking(false));

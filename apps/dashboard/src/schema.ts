@@ -65,6 +65,15 @@ export function check(schema: Schema, value: unknown, path: string, out: Record<
   const s = resolve(schema);
   const add = (message: string) => (out[path] ??= []).push(message);
   if (value === undefined || value === null) return out;
+  if (s.oneOf) {
+    // The value's own form decides which variant's rules apply (a number: the integer one; a string: the others).
+    const results = s.oneOf.filter((v) => fits(resolve(v), value)).map((v) => check(v, value, path, {}));
+    if (results.length === 0) add('does not have one of the accepted forms');
+    else if (!results.some((r) => Object.keys(r).length === 0)) {
+      for (const r of results) for (const [p, m] of Object.entries(r)) (out[p] ??= []).push(...m);
+    }
+    return out;
+  }
   if (s.enum && !s.enum.includes(value as string)) add(`must be one of ${s.enum.join(', ')}`);
   if (typeof value === 'number') {
     if (s.type === 'integer' && !Number.isInteger(value)) add('must be a whole number');
@@ -74,6 +83,7 @@ export function check(schema: Schema, value: unknown, path: string, out: Record<
   if (typeof value === 'string') {
     if (s.minLength !== undefined && value.length < s.minLength) add(`must have at least ${s.minLength} characters`);
     if (s.maxLength !== undefined && value.length > s.maxLength) add(`must have at most ${s.maxLength} characters`);
+    if (s.pattern && !new RegExp(s.pattern).test(value)) add(`does not have the expected form (${s.pattern})`);
   }
   if (s.properties && typeof value === 'object' && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
@@ -106,4 +116,23 @@ export function conflicts(schema: Schema, value: unknown, path = ''): string[] {
     found.push(...conflicts(member, set, here));
   }
   return found;
+}
+
+/** Whether a value has the JSON type of a schema. */
+function fits(schema: Schema, value: unknown): boolean {
+  switch (schema.type) {
+    case 'integer':
+    case 'number':
+      return typeof value === 'number';
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && !Array.isArray(value);
+    default:
+      return schema.properties ? typeof value === 'object' && !Array.isArray(value) : true;
+  }
 }

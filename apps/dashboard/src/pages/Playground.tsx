@@ -184,6 +184,13 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
                 <div className="compare" style={{ ['--split' as string]: `${split}%` }}>
                   <img src={before} alt="Before" />
                   <img src={after} alt="After" className="compare-after" />
+                  <span className="compare-line" aria-hidden="true" />
+                  <span className="compare-label compare-label-before" aria-hidden="true">
+                    Before
+                  </span>
+                  <span className="compare-label compare-label-after" aria-hidden="true">
+                    After
+                  </span>
                 </div>
               ) : (
                 <img className="result" src={after} alt="After" />

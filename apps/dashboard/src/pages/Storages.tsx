@@ -33,15 +33,19 @@ function StorageForm(props: {
   const [parameters, setParameters] = useState<unknown>(editing ? undefined : undefined);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  // What is missing is said once the user tries to send, not on an empty form.
+  const [tried, setTried] = useState(false);
   const nameId = useId();
   const typeId = useId();
   const schema = component(PARAMETERS[type] ?? 'S3ParametersDto');
-  const local = editing ? {} : check(schema, prune(parameters) ?? {}, 'parameters');
+  const local = editing || !tried ? {} : check(schema, prune(parameters) ?? {}, 'parameters');
   const errors = { ...local, ...fieldErrors(error) };
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
     setError(undefined);
+    setTried(true);
+    if (!editing && Object.keys(check(schema, prune(parameters) ?? {}, 'parameters')).length) return;
     setBusy(true);
     try {
       const params = prune(parameters) as never;
@@ -58,6 +62,7 @@ function StorageForm(props: {
         props.onDone(`Connected "${name}": the service reached it.`);
         setName('');
         setParameters(undefined);
+        setTried(false);
       }
     } catch (e) {
       setError(e);
@@ -145,8 +150,8 @@ export function StoragesPage() {
     setError(undefined);
     setMessage('');
     try {
-      // Saving a storage proves the service reaches it (it lists the bucket or folder before it answers).
-      await unwrap(storageUpdate({ path: { storage_id: storage.id }, body: { name: storage.name } }));
+      // A PATCH with parameters (here none changed) is proven reachable before it is saved: the connection test.
+      await unwrap(storageUpdate({ path: { storage_id: storage.id }, body: { parameters: {} as never } }));
       setMessage(`"${storage.name}" is reachable.`);
     } catch (e) {
       setError(e);
