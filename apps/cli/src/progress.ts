@@ -45,9 +45,10 @@ export function formatProgressLine(
   const { done, failed, total, retrying } = state.progress;
   const counts = `${done + failed}/${total} (${done} done, ${failed} failed${retrying ? `, ${retrying} retrying` : ''})`;
   const speed = rateAndEta(state.progress, finishedAtStart, elapsedMs);
+  const final = state.status === 'DONE' || state.status === 'ERROR';
   const timing = speed
-    ? `  ${speed.rate.toFixed(1)} items/s  ~${formatSeconds(speed.secondsLeft)} left`
-    : state.status === 'DONE' || state.status === 'ERROR'
+    ? `  ${speed.rate.toFixed(1)} items/s${final ? '' : `  ~${formatSeconds(speed.secondsLeft)} left`}`
+    : final
       ? ''
       : '  -- items/s';
   const head = `Task ${state.id} ${state.status} `;
