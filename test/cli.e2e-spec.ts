@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
 import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
-import { freePort, startProcess, type RunningProcess } from './helpers/process';
+import { freePort, startProcess, waitForOutput, type RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorkerFor } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -81,8 +81,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
+  await images?.stop(); // first: it ends the stalled download of the interrupted watch
   await app?.close();
-  await images?.stop();
   await s3?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -306,5 +306,73 @@ describe('atelier keys', () => {
     expect(revoked.stdout).toContain('Revoked.');
     const after = await atelier(['storages', 'list'], { env: { ATELIER_KEY: key.key } });
     expect(after.code).toBe(4);
+  });
+});
+
+describe('atelier task list, results and usage', () => {
+  it('lists the tasks newest first, filtered by status, and pages their results and errors', async () => {
+    const failed = await atelier(
+      ['batch', images.url('/two.png'), images.url('/gone.png'), '--watch', '--json', '--interval', '100'],
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(failed.code, failed.output).toBe(5);
+    const task = JSON.parse(failed.stdout);
+
+    const errors = await atelier(['task', 'list', '--status', 'error', '--json']);
+    expect(errors.code, errors.output).toBe(0);
+    const page = JSON.parse(errors.stdout);
+    expect(page.items[0]).toMatchObject({ id: task.id, kind: 'batch', status: 'ERROR' });
+    expect(page.items.every((item: { status: string }) => item.status === 'ERROR')).toBe(true);
+    const table = await atelier(['task', 'list', '--per-page', '1']);
+    expect(table.stdout).toMatch(
+      new RegExp(`^ID +KIND +STATUS +DONE +FAILED +CREATED\\n${task.id} +batch +ERROR +1/2 +1 `),
+    );
+    expect(table.stdout).toMatch(/page 1 of \d+ \(\d+ in all\)/);
+
+    const results = await atelier(['task', 'results', String(task.id)]);
+    expect(results.code, results.output).toBe(0);
+    expect(results.stdout).toContain(images.url('/two.png'));
+    const failures = await atelier(['task', 'results', String(task.id), '--errors', '--json']);
+    expect(JSON.parse(failures.stdout)).toMatchObject({
+      total: 1,
+      items: [{ input_object: { input: images.url('/gone.png') } }],
+    });
+
+    const folder = join(scratch, 'results');
+    const saved = await atelier(['task', 'results', String(task.id), '--download', folder]);
+    expect(saved.code, saved.output).toBe(0);
+    const path = saved.stdout.match(/^Saved (.+)$/m)?.[1] ?? '';
+    const meta = await sharp(readFileSync(path)).metadata();
+    expect([meta.width, meta.height]).toEqual([120, 240]);
+
+    const usage = await atelier(['usage', '--json']);
+    expect(usage.code, usage.output).toBe(0);
+    const answer = JSON.parse(usage.stdout);
+    expect(answer.recent_errors[0]).toMatchObject({ task_id: task.id, input: images.url('/gone.png') });
+    const words = await atelier(['usage']);
+    expect(words.stdout).toMatch(/Calls used: \d+; quota: unlimited; left: unlimited/);
+  });
+});
+
+// Last: the stalled input holds the app's one task slot (TASK_CONCURRENCY 1) until afterAll closes the origin.
+describe('atelier task watch, interrupted', () => {
+  it('Ctrl-C stops watching, not the task, and says how to pick it up again', async () => {
+    images.stall('/slow.jpg');
+    const env = { ATELIER_URL: app.url, ATELIER_KEY: app.adminKey, ATELIER_CONFIG: join(scratch, 'no-config.json') };
+    const running = startProcess(SHIM, ['batch', images.url('/slow.jpg'), '--watch', '--interval', '100'], env, {
+      terminal: true,
+    });
+    await waitForOutput(running, 'PROCESSING', 30_000);
+    running.interrupt();
+    const timer = setTimeout(() => running.child.kill('SIGKILL'), 10_000);
+    const code = await running.exited;
+    clearTimeout(timer);
+    expect(code, running.output()).toBe(130);
+    const id = running.output().match(/Task (\d+) started/)?.[1];
+    expect(running.output()).toContain(`\r\nStopped watching; task ${id} goes on: atelier task watch ${id}`);
+    const task = await client(app.url, app.adminKey).get(`/v1/image/edit/batch/${id}`);
+    expect(task.body.data.status).toBe('PROCESSING');
   });
 });

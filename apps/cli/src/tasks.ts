@@ -54,6 +54,13 @@ export async function watchTask(
 ): Promise<Task> {
   const view = new ProgressView(streams);
   const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+  // Ctrl-C stops watching, not the task: say so on a line of its own, and how to pick it up again.
+  const interrupted = () => {
+    view.end();
+    streams.err.write(`Stopped watching; task ${id} goes on: atelier task watch ${id}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     for (;;) {
       const task = await getTask(client, id);
@@ -63,6 +70,7 @@ export async function watchTask(
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
     }
   } finally {
+    process.off('SIGINT', interrupted);
     view.end();
   }
 }
