@@ -151,6 +151,8 @@ describe('atelier edit', () => {
       'auto',
       '--format',
       'webp',
+      '--quality',
+      '60',
       '--download',
       file,
     ]);

@@ -17,7 +17,11 @@ describe('editMembers', () => {
       { operations: { resizing: { width: '50%', height: 'auto', fit: 'bounds' } } },
     ],
     [['--format', 'webp'], { output: { format: 'webp' } }],
-    [['--format', 'webp', '--quality', '80'], { output: { format: { type: 'webp', quality: 80 } } }],
+    [['--format', 'jpeg', '--quality', '80'], { output: { format: { type: 'jpeg', quality: 80 } } }],
+    [
+      ['--format', 'webp', '--quality', '60'],
+      { output: { format: { type: 'webp', compression: { type: 'lossy', quality: 60 } } } },
+    ],
     [['--output', 'storage://out/x/'], { output: { destination: 'storage://out/x/' } }],
     [
       ['--operations', '{"resizing": {"width": 10, "fit": "cover"}, "adjustments": {"hdr": 50}}', '--width', '20'],
@@ -38,6 +42,7 @@ describe('editMembers', () => {
     [['--operations', '[1]'], /--operations must be a JSON object/],
     [['--operations', '@/no/such/ops.json'], /cannot read \/no\/such\/ops.json: ENOENT/],
     [['--quality', '80'], /--quality needs --format/],
+    [['--format', 'png', '--quality', '80'], /--quality applies to jpeg, webp, avif and tiff, not png/],
     [['--format', 'jpeg', '--quality', '101'], /--quality must be a whole number from 1 to 100/],
     [['--operations', '{"resizing": "big"}', '--width', '3'], /--width cannot be combined with resizing/],
   ])('%j is a usage error (exit 2)', (args, message) => {

@@ -28,6 +28,13 @@ function objectMember(parent: Json, name: string, flag: string): Json {
   return value as Json;
 }
 
+/** `--format F --quality Q` as the output format object: `quality` for jpeg, a lossy `compression` for the others. */
+function formatWithQuality(format: string, quality: number): Json {
+  if (format === 'jpeg') return { type: format, quality };
+  if (['webp', 'avif', 'tiff'].includes(format)) return { type: format, compression: { type: 'lossy', quality } };
+  throw usageError(`--quality applies to jpeg, webp, avif and tiff, not ${format}.`);
+}
+
 /**
  * The `operations` and `output` members of an edit request: `--operations` (JSON or `@file`), with the shortcut
  * flags laid over it (`--width/--height/--fit` into `resizing`, `--format/--quality` and `--output` into `output`).
@@ -55,7 +62,7 @@ export function editMembers(values: Values): { operations?: Json; output?: Json 
   const quality = intOption(values, 'quality', 1, 100);
   if (quality !== undefined && format === undefined)
     throw usageError('--quality needs --format (the format it applies to).');
-  if (format !== undefined) output.format = quality === undefined ? format : { type: format, quality };
+  if (format !== undefined) output.format = quality === undefined ? format : formatWithQuality(format, quality);
   return {
     ...(Object.keys(ops).length ? { operations: ops } : {}),
     ...(Object.keys(output).length ? { output } : {}),
