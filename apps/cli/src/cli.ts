@@ -12,7 +12,7 @@ import type { Streams } from './output';
 
 export const HELP = `atelier: the command line of an Atelier service (its public HTTP API).
 
-Usage: atelier COMMAND [options]        atelier COMMAND --help for its options
+Usage: atelier COMMAND [options]        atelier help COMMAND (or atelier COMMAND --help) for its options
 
 Commands:
   edit INPUT           edit one image (URL, storage:// reference or local file); --download saves the result

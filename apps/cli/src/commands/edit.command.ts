@@ -13,7 +13,7 @@ Edits one image and prints where the result is. INPUT is an http(s) URL, a stora
 (storage://NAME/path/file.jpg) or a local file (sent with POST /v1/image/edit/upload).
 
   --operations JSON|@FILE   the request's operations, e.g. '{"resizing": {"width": 300}}' or @ops.json
-  --width N|N%|auto  --height N|N%|auto  --fit bounds|cover|canvas|...
+  --width N|N%|auto  --height N|N%|auto  --fit crop|bounds|cover|canvas|outpaint
                             shortcuts laid over --operations (operations.resizing)
   --format jpeg|png|webp|avif|tiff  [--quality 1-100]
                             the output format (output.format)
