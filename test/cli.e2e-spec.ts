@@ -354,7 +354,10 @@ describe('atelier task list, results and usage', () => {
     const answer = JSON.parse(usage.stdout);
     expect(answer.recent_errors[0]).toMatchObject({ task_id: task.id, input: images.url('/gone.png') });
     const words = await atelier(['usage']);
+    expect(words.stdout).toMatch(/^Key "ADMIN_API_KEY", scopes admin$/m);
     expect(words.stdout).toMatch(/Calls used: \d+; quota: unlimited; left: unlimited/);
+    expect(words.stdout).toMatch(/^Rate limit per second: \d+ of \d+ left \(resets in \d+ s\)$/m);
+    expect(words.stdout).toContain(`task ${task.id}  ${images.url('/gone.png')}: `);
   });
 });
 

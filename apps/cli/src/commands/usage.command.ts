@@ -14,7 +14,7 @@ interface Window {
 
 /** `GET /v1/usage` and `GET /v1/keys/{id}/usage`. */
 export interface Usage {
-  key: { id: number; name: string; prefix: string; scopes: string[] };
+  key: { id: number | null; name: string; prefix: string | null; scopes: string[] };
   calls_used: number;
   quota: number | null;
   calls_left: number | null;
@@ -24,7 +24,9 @@ export interface Usage {
 
 export function printUsage(context: Context, usage: Usage): void {
   const { key, rate_limit: limits } = usage;
-  printLine(context, `Key ${key.id} "${key.name}" (${key.prefix}...), scopes ${key.scopes.join(', ')}`);
+  // The operator key of ADMIN_API_KEY has no id or prefix: it lives in the configuration, not the database.
+  const named = [key.id === null ? 'Key' : `Key ${key.id}`, `"${key.name}"`, key.prefix ? `(${key.prefix}...)` : ''];
+  printLine(context, `${named.filter(Boolean).join(' ')}, scopes ${key.scopes.join(', ')}`);
   printLine(
     context,
     `Calls used: ${usage.calls_used}; quota: ${usage.quota ?? 'unlimited'}; left: ${usage.calls_left ?? 'unlimited'}`,
