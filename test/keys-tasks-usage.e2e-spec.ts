@@ -150,6 +150,16 @@ describe('the tasks of an account, page by page', () => {
     expect(first.body.data.items).toEqual(whole.results.slice(0, 3));
     const rest = await account.get(`/v1/tasks/${batchId}/results?per_page=3&page=2`);
     expect(rest.body.data.items).toEqual(whole.results.slice(3));
+    const summary = await account.get(`/v1/tasks/${batchId}`);
+    expect(summary.body.data).toEqual({
+      id: batchId,
+      kind: 'batch',
+      status: 'ERROR',
+      progress: whole.progress,
+      created_at: whole.created_at,
+      finished_at: whole.finished_at,
+      result_url: whole.result_url,
+    });
     const errors = await account.get(`/v1/tasks/${batchId}/errors`);
     expect(errors.body.data).toMatchObject({ total: 2 });
     expect(errors.body.data.items).toEqual(whole.errors);

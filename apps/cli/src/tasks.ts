@@ -63,9 +63,10 @@ export async function watchTask(
   process.once('SIGINT', interrupted);
   try {
     for (;;) {
-      const task = await getTask(client, id);
-      if (!options.quiet) view.update(task);
-      if (isFinal(task.status)) return task;
+      // the summary (status and progress, no items) while it runs; the whole task once, when it has ended
+      const summary = await client.request<Pick<Task, 'id' | 'status' | 'progress'>>('GET', `/v1/tasks/${id}`);
+      if (!options.quiet) view.update(summary);
+      if (isFinal(summary.status)) return await getTask(client, id);
       if (Date.now() > deadline) throw new Error(`task ${id} did not end in time`);
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
     }

@@ -13,6 +13,7 @@ import {
   TaskListQueryDto,
   TaskPageDto,
   TaskResultPageDto,
+  TaskSummaryDto,
 } from './dto/task-list.dto';
 
 /** Results and errors per page unless asked otherwise: a page of thumbnails, a screenful of errors. */
@@ -38,6 +39,21 @@ export class TasksController {
   list(@Query() query: TaskListQueryDto, @CurrentPrincipal() caller: Principal): Promise<TaskPageDto> {
     const { page, perPage } = pageOf(query, TASKS_PER_PAGE);
     return this.tasks.list(caller.accountId, { status: query.status, kind: query.kind }, page, perPage);
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    summary: 'One task, without its items',
+    description:
+      'Its status and progress, cheap to poll whatever its size; its results and errors are the routes below.',
+  })
+  @ApiEnvelope(TaskSummaryDto)
+  @ApiErrorResponse(['TASK_NOT_FOUND'], 'No task with this id in your account.')
+  summary(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskSummaryDto> {
+    return this.tasks.summary(caller.accountId, id);
   }
 
   @Get(':id/results')

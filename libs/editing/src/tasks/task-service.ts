@@ -88,6 +88,14 @@ export class TaskService {
     return { items, page, per_page: perPage, total };
   }
 
+  /** One task of either kind as the listing shows it: status and progress, without its items (cheap to poll). */
+  async summary(accountId: number, id: number): Promise<TaskSummary> {
+    const task = await this.store.findOwnedAnyKind(accountId, id);
+    if (!task) throw new ServiceException('TASK_NOT_FOUND');
+    const counts = await this.store.countsOf([task.id]);
+    return taskSummary(task, counts.get(task.id)!, this.config.publicBaseUrl);
+  }
+
   /**
    * One page of a task's results (`DONE` items) or errors (`FAILED` items; a task-level error first, as in the
    * task's own `errors`), so that a task of thousands of items can be read piece by piece.
