@@ -28,6 +28,7 @@ export const ENTRY_POINTS = [
   'dist/apps/api/src/cli/keys-cli.js',
   'dist/apps/api/src/openapi/write-openapi.js',
   'dist/apps/worker/src/main.js',
+  'dist/apps/cli/src/main.js',
   'dist/dashboard/index.html',
 ];
 

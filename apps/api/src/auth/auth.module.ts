@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { DatabaseModule } from '@app/database';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { AddressLimiter } from '../rate-limit/address-limiter';
-import { rateLimitStoreProvider } from '../rate-limit/rate-limit.store';
+import { RateLimitStore, rateLimitStoreProvider } from '../rate-limit/rate-limit.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { ApiKeyGuard } from './api-key.guard';
 import { BootstrapKeyService } from './bootstrap-key.service';
@@ -28,6 +28,6 @@ import { QuotaGuard } from './quota.guard';
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: QuotaGuard },
   ],
-  exports: [KeysService, AddressLimiter],
+  exports: [KeysService, AddressLimiter, RateLimitStore],
 })
 export class AuthModule {}

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ParseIdPipe } from '@app/common';
+import { ParseIdPipe, ServiceException } from '@app/common';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ApiErrorResponse } from '../openapi/api-errors.decorator';
-import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from './dto/create-key.dto';
+import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput, UpdateKeyDto } from './dto/create-key.dto';
 import { CreatedKeyResponseDto, KeyResponseDto, toKeyResponse } from './dto/key-response.dto';
 import { KeysService } from './keys.service';
 import { CurrentPrincipal, type Principal } from './principal';
@@ -37,6 +37,40 @@ export class KeysController {
   async list(@Query() query: ListKeysQueryDto, @CurrentPrincipal() caller: Principal): Promise<KeyResponseDto[]> {
     const keys = await this.keys.list(caller, query.account);
     return keys.map(({ entity, account }) => toKeyResponse(entity, account));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change an API key',
+    description:
+      'Rename a key or change its scopes (they replace the old ones); operators also change its quota and rate limits. Absent members stay as they are. The key itself is never shown again.',
+  })
+  @ApiEnvelope(KeyResponseDto)
+  @ApiErrorResponse(['KEY_NOT_FOUND'], 'No such key in your reach.')
+  @ApiErrorResponse(['KEY_REVOKED'], 'The key is revoked: revocation is final.')
+  @ApiErrorResponse(
+    ['AUTH_FORBIDDEN', 'KEY_LIMITS_EXCEEDED'],
+    "The key lacks the scope (admin), or only an operator may change a key's quota or rate limits.",
+  )
+  async update(
+    @Param('id', new ParseIdPipe('id')) id: number,
+    @Body() body: UpdateKeyDto,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<KeyResponseDto> {
+    if (Object.values(body).every((value) => value === undefined)) {
+      throw ServiceException.validation({ body: ['give at least one of name, scopes, quota, rate_limit'] });
+    }
+    const { entity, account } = await this.keys.update(
+      id,
+      {
+        name: body.name,
+        scopes: body.scopes,
+        quota: body.quota,
+        rateLimit: body.rate_limit && { perSecond: body.rate_limit.per_second, perMinute: body.rate_limit.per_minute },
+      },
+      caller,
+    );
+    return toKeyResponse(entity, account);
   }
 
   @Delete(':id')

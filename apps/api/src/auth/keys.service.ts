@@ -17,6 +17,14 @@ export interface CreateKeyInput {
   rateLimit?: { perSecond?: number; perMinute?: number };
 }
 
+/** What `PATCH /v1/keys/{id}` changes; absent members stay. `quota: null`: unlimited. */
+export interface UpdateKeyInput {
+  name?: string;
+  scopes?: Scope[];
+  quota?: number | null;
+  rateLimit?: { perSecond?: number; perMinute?: number };
+}
+
 export interface CreatedKey {
   entity: ApiKeyEntity;
   account: string;
@@ -186,6 +194,47 @@ export class KeysService {
       key.revokedAt = new Date();
       await this.keys.save(key);
     }
+    return { entity: key, account: key.account.name };
+  }
+
+  /**
+   * Renames a key or changes its scopes; operators also its quota and rate limits (an account's own admin key
+   * could otherwise lift the limits an operator set: 403). A key outside the caller's reach is not found; a
+   * revoked key is final (409).
+   */
+  async update(
+    id: number,
+    input: UpdateKeyInput,
+    caller?: Principal,
+  ): Promise<{ entity: ApiKeyEntity; account: string }> {
+    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    if (!key || !key.account || (caller && !this.mayManage(caller, key.account.name))) {
+      throw new ServiceException('KEY_NOT_FOUND');
+    }
+    if (key.revoked) throw new ServiceException('KEY_REVOKED');
+    const limits = input.quota !== undefined || input.rateLimit !== undefined;
+    if (limits && !isOperator(caller)) {
+      const fields = [
+        ...(input.quota !== undefined ? ['quota'] : []),
+        ...(input.rateLimit !== undefined ? ['rate_limit'] : []),
+      ];
+      throw limitsExceeded(
+        Object.fromEntries(fields.map((field) => [field, [`only an operator changes a key's ${field}`]])),
+      );
+    }
+    if (input.name !== undefined) key.name = input.name;
+    if (input.scopes !== undefined) key.scopes = input.scopes;
+    if (input.quota !== undefined) key.quota = input.quota;
+    if (input.rateLimit?.perSecond !== undefined) key.rateLimitPerSecond = input.rateLimit.perSecond;
+    if (input.rateLimit?.perMinute !== undefined) key.rateLimitPerMinute = input.rateLimit.perMinute;
+    await this.keys.save(key);
+    return { entity: key, account: key.account.name };
+  }
+
+  /** A key of the caller's reach (its own account's, or any for operators), revoked ones included. */
+  async get(id: number, caller: Principal): Promise<{ entity: ApiKeyEntity; account: string }> {
+    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    if (!key || !key.account || !this.mayManage(caller, key.account.name)) throw new ServiceException('KEY_NOT_FOUND');
     return { entity: key, account: key.account.name };
   }
 

@@ -39,3 +39,8 @@ export const Public = (options: { probe?: boolean } = {}) =>
       ? []
       : [ApiErrorResponse(['ADDRESS_RATE_LIMITED'], "The client address's request budget is spent.")]),
   );
+
+export const UNCOUNTED_KEY = 'atelier:uncounted';
+
+/** A route whose calls do not count against the key's quota (reading the key's own usage). */
+export const Uncounted = () => SetMetadata(UNCOUNTED_KEY, true);

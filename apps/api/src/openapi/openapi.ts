@@ -21,9 +21,12 @@ const TAGS: [name: string, description: string][] = [
   ['Samples', 'Small product pictures the service ships, the inputs of the examples; no key.'],
   ['API keys', 'Keys of your account (scope `admin`).'],
   ['Storage', 'Named connections to S3, GCS and web folders (scope `storage`).'],
+  ['Scene', 'Product scenes: the object placed on a new background (scope `image_generation`).'],
   ['Image editing', 'One image at once, or a batch or an asynchronous edit as a task (scope `image_editing`).'],
+  ['Tasks', "Your account's tasks and their results and errors, page by page (scope `image_editing`)."],
   ['Temporary files', 'Results without an output destination, for 24 hours; no key, the random name is the secret.'],
   ['Webhooks', "The account's webhook signing secret (scope `admin`)."],
+  ['Usage', "A key's calls, quota and rate limit, and the account's recent task errors; not counted as calls."],
 ];
 
 /**

@@ -42,6 +42,13 @@ export function requestExamples(baseUrl: string, sampleUrl: (name: string) => st
         },
       },
     },
+    Keys_update: {
+      parameters: { id: { value: 2, summary: 'The key made by the example above' } },
+      body: {
+        summary: 'Let the key create scenes too',
+        value: { scopes: ['image_editing', 'image_generation', 'storage'] },
+      },
+    },
     Storage_create: {
       body: {
         summary: "A web folder on the service's own sample images",
@@ -113,6 +120,10 @@ export function requestExamples(baseUrl: string, sampleUrl: (name: string) => st
     Batch_getAsync: {
       parameters: { id: { value: 2, summary: 'The task of the async example above (after the batch example: 1)' } },
     },
+    Tasks_summary: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
+    Tasks_results: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
+    Tasks_errors: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
+    Usage_ofKey: { parameters: { id: { value: 2, summary: 'The key made by the example of POST /v1/keys' } } },
     Temporary_download: {
       parameters: {
         name: {

@@ -46,6 +46,29 @@ export class RateLimiter {
   }
 }
 
+/** One bucket as GET /v1/usage shows it. */
+export interface BucketUsage {
+  limit: number;
+  remaining: number;
+  reset_seconds: number;
+}
+
+/** The buckets' state without counting a request (GCRA's `peek`): what each would still admit now. */
+export async function rateLimitState(
+  store: RateLimitStore,
+  keyId: number | null,
+  limits: Principal['rateLimit'],
+): Promise<{ per_second: BucketUsage; per_minute: BucketUsage }> {
+  const buckets = keyBuckets(keyId === null ? 'config-admin' : `key-${keyId}`, limits);
+  const { buckets: state } = await store.take(buckets, 'peek');
+  const usage = (index: number): BucketUsage => ({
+    limit: buckets[index].limit,
+    remaining: state[index].remaining,
+    reset_seconds: Math.ceil(state[index].resetMs / 1000),
+  });
+  return { per_second: usage(0), per_minute: usage(1) };
+}
+
 /** The bucket with the fewest requests left; of equals, the one that takes longest to refill. */
 function tightest(result: TakeResult) {
   return result.buckets.reduce((a, b) =>

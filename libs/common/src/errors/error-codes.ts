@@ -52,6 +52,7 @@ export const ErrorCodes = define({
     message: 'Too many failed authentications from this address. Retry later.',
   },
   KEY_NOT_FOUND: { code: '1201', status: 404, type: 'user', message: 'API key not found.' },
+  KEY_REVOKED: { code: '1203', status: 409, type: 'user', message: 'The API key is revoked and cannot be changed.' },
   ACCOUNT_NOT_FOUND: { code: '1202', status: 404, type: 'user', message: 'Account not found.' },
   STORAGE_NOT_FOUND: { code: '1301', status: 404, type: 'storage', message: 'Storage not found.' },
   STORAGE_NAME_TAKEN: {

@@ -1,12 +1,37 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
-import type { TaskKind } from '@app/database';
+import type { TaskKind, TaskStatus } from '@app/database';
 import { AddressPolicy, describeUrl, parseStorageReference, StorageResolver } from '@app/storage';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
 import { TaskStore } from './task-store';
-import type { TaskView } from './task-view';
+import {
+  errorOf,
+  resultOf,
+  taskLevelError,
+  taskSummary,
+  type TaskError,
+  type TaskResult,
+  type TaskSummary,
+  type TaskView,
+} from './task-view';
+
+/** One page of a listing: `page` from 1, `per_page` entries at most, `total` in all. */
+export interface Page<T> {
+  items: T[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+/** A failed task item, as GET /v1/usage lists the account's recent ones. */
+export interface RecentFailure {
+  task_id: number;
+  input: string;
+  error: string;
+  created_at: string;
+}
 
 /**
  * Creates and shows tasks for the API. A request is refused (422) before a task exists when it breaks the
@@ -48,6 +73,66 @@ export class TaskService {
     const task = await this.store.findOwned(accountId, id, kind);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     return this.runner.view(task);
+  }
+
+  /** The account's tasks, newest first, one page of them (`page` from 1). */
+  async list(
+    accountId: number,
+    filter: { status?: TaskStatus; kind?: TaskKind },
+    page: number,
+    perPage: number,
+  ): Promise<Page<TaskSummary>> {
+    const { tasks, total } = await this.store.listOwned(accountId, filter, (page - 1) * perPage, perPage);
+    const counts = await this.store.countsOf(tasks.map((task) => task.id));
+    const items = tasks.map((task) => taskSummary(task, counts.get(task.id)!, this.config.publicBaseUrl));
+    return { items, page, per_page: perPage, total };
+  }
+
+  /** One task of either kind as the listing shows it: status and progress, without its items (cheap to poll). */
+  async summary(accountId: number, id: number): Promise<TaskSummary> {
+    const task = await this.store.findOwnedAnyKind(accountId, id);
+    if (!task) throw new ServiceException('TASK_NOT_FOUND');
+    const counts = await this.store.countsOf([task.id]);
+    return taskSummary(task, counts.get(task.id)!, this.config.publicBaseUrl);
+  }
+
+  /**
+   * One page of a task's results (`DONE` items) or errors (`FAILED` items; a task-level error first, as in the
+   * task's own `errors`), so that a task of thousands of items can be read piece by piece.
+   */
+  async itemsPage(
+    accountId: number,
+    id: number,
+    which: 'results' | 'errors',
+    page: number,
+    perPage: number,
+  ): Promise<Page<TaskResult> | Page<TaskError>> {
+    const task = await this.store.findOwnedAnyKind(accountId, id);
+    if (!task) throw new ServiceException('TASK_NOT_FOUND');
+    if (which === 'results') {
+      const { items, total } = await this.store.finishedPage(id, 'DONE', (page - 1) * perPage, perPage);
+      return { items: items.map(resultOf), page, per_page: perPage, total };
+    }
+    // the task-level error, when there is one, is the first entry of the whole list
+    const head = taskLevelError(task);
+    const shift = head ? 1 : 0;
+    const offset = (page - 1) * perPage;
+    const first = Math.max(0, offset - shift);
+    const take = perPage - (head && offset === 0 ? 1 : 0);
+    const { items, total } = await this.store.finishedPage(id, 'FAILED', first, Math.max(0, take));
+    const errors = items.map((item) => errorOf(item, task));
+    return { items: head && offset === 0 ? [head, ...errors] : errors, page, per_page: perPage, total: total + shift };
+  }
+
+  /** The account's last failed items, newest first (GET /v1/usage). */
+  async recentFailures(accountId: number, limit: number): Promise<RecentFailure[]> {
+    const items = await this.store.recentFailures(accountId, limit);
+    return items.map((item) => ({
+      task_id: item.taskId,
+      input: item.input,
+      error: item.error ?? 'failed',
+      created_at: (item.finishedAt ?? new Date(0)).toISOString(),
+    }));
   }
 
   /**

@@ -200,6 +200,85 @@ export class TaskStore {
     });
   }
 
+  /** An account's tasks, newest first, `limit` from `offset`, with how many match in all. */
+  async listOwned(
+    accountId: number,
+    filter: { status?: TaskStatus; kind?: TaskKind },
+    offset: number,
+    limit: number,
+  ): Promise<{ tasks: EditTaskEntity[]; total: number }> {
+    const where = {
+      accountId,
+      ...(filter.status && { status: filter.status }),
+      ...(filter.kind && { kind: filter.kind }),
+    };
+    const [tasks, total] = await this.tasks.findAndCount({ where, order: { id: 'DESC' }, skip: offset, take: limit });
+    return { tasks, total };
+  }
+
+  /** Any task of the account, of either kind. */
+  findOwnedAnyKind(accountId: number, id: number): Promise<EditTaskEntity | null> {
+    return this.tasks.findOneBy({ id, accountId });
+  }
+
+  /** The item counts of several tasks at once (a page of a listing): by task id; retrying counted too. */
+  async countsOf(taskIds: number[]): Promise<Map<number, TaskCounts & { retrying: number }>> {
+    const counts = new Map<number, TaskCounts & { retrying: number }>();
+    for (const id of taskIds) counts.set(id, { total: 0, done: 0, failed: 0, pending: 0, retrying: 0 });
+    if (taskIds.length === 0) return counts;
+    const rows: { taskId: number; status: string; retrying: string | number; count: string | number }[] =
+      await this.items
+        .createQueryBuilder('item')
+        .select('item.task_id', 'taskId')
+        .addSelect('item.status', 'status')
+        .addSelect('COUNT(*)', 'count')
+        .addSelect('SUM(CASE WHEN item.error IS NOT NULL THEN 1 ELSE 0 END)', 'retrying')
+        .where('item.task_id IN (:...taskIds)', { taskIds })
+        .groupBy('item.task_id')
+        .addGroupBy('item.status')
+        .getRawMany();
+    for (const row of rows) {
+      const entry = counts.get(Number(row.taskId))!;
+      const count = Number(row.count);
+      entry.total += count;
+      if (row.status === 'DONE') entry.done += count;
+      else if (row.status === 'FAILED') entry.failed += count;
+      else {
+        entry.pending += count;
+        entry.retrying += Number(row.retrying);
+      }
+    }
+    return counts;
+  }
+
+  /** One page of a task's final items of one status, in order, with how many there are. */
+  async finishedPage(
+    taskId: number,
+    status: 'DONE' | 'FAILED',
+    offset: number,
+    limit: number,
+  ): Promise<{ items: EditTaskItemEntity[]; total: number }> {
+    const [items, total] = await this.items.findAndCount({
+      where: { taskId, status },
+      order: { seq: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+    return { items, total };
+  }
+
+  /** The account's most recent failed items (newest first), with their task's id. */
+  recentFailures(accountId: number, limit: number): Promise<EditTaskItemEntity[]> {
+    return this.items
+      .createQueryBuilder('item')
+      .innerJoin(EditTaskEntity, 'task', 'task.id = item.task_id')
+      .where('task.account_id = :accountId AND item.status = :status', { accountId, status: 'FAILED' })
+      .orderBy('item.finished_at', 'DESC')
+      .addOrderBy('item.id', 'DESC')
+      .limit(limit)
+      .getMany();
+  }
+
   /** Tasks that have not ended (to resume after a restart in embedded mode). */
   async unfinished(): Promise<number[]> {
     const rows = await this.tasks.find({

@@ -80,7 +80,7 @@ function inputOf(item: EditTaskItemEntity): TaskInputInfo {
  * The stored output, with the storage reference under both names (results stored before the alias included), and
  * the edit's notices, which the same column holds (TaskStore.finishItem).
  */
-function resultOf(item: EditTaskItemEntity): TaskResult {
+export function resultOf(item: EditTaskItemEntity): TaskResult {
   const { notices, ...output } = item.outputInfo as unknown as OutputImageInfo & { notices?: EditNotice[] };
   return {
     input_object: inputOf(item),
@@ -97,6 +97,58 @@ export interface TaskItems {
   retrying: RetryingItems;
 }
 
+/** A failed item as the task's `errors` list it. */
+export function errorOf(item: EditTaskItemEntity, task: Pick<EditTaskEntity, 'createdAt'>): TaskError {
+  return {
+    error: item.error ?? 'failed',
+    created_at: (item.finishedAt ?? task.createdAt).toISOString(),
+    input_object: inputOf(item),
+  };
+}
+
+/** The error of a task that could not run at all (listed first among its errors). */
+export function taskLevelError(task: EditTaskEntity): TaskError | undefined {
+  if (!task.error) return undefined;
+  return {
+    error: task.error,
+    created_at: (task.finishedAt ?? task.createdAt).toISOString(),
+    input_object: unreadInput(describeInput(task.request)),
+  };
+}
+
+/** A task in a listing (GET /v1/tasks): what it is and how far it got, without its items. */
+export interface TaskSummary {
+  id: number;
+  kind: EditTaskEntity['kind'];
+  status: TaskStatus;
+  progress: TaskProgress;
+  created_at: string;
+  finished_at: string | null;
+  result_url: string;
+}
+
+export function taskSummary(
+  task: EditTaskEntity,
+  counts: TaskCounts & { retrying: number },
+  publicBaseUrl: string,
+): TaskSummary {
+  const final = task.status === 'DONE' || task.status === 'ERROR';
+  return {
+    id: task.id,
+    kind: task.kind,
+    status: task.status,
+    progress: {
+      total: task.itemTotal ?? counts.total,
+      done: counts.done,
+      failed: counts.failed,
+      retrying: final ? 0 : counts.retrying,
+    },
+    created_at: task.createdAt.toISOString(),
+    finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
+    result_url: `${publicBaseUrl}${taskPath(task)}`,
+  };
+}
+
 export function taskView(
   task: EditTaskEntity,
   { items, counts, retrying }: TaskItems,
@@ -105,20 +157,9 @@ export function taskView(
   // A final task retries nothing: items that a task-level error left pending never run again.
   const final = task.status === 'DONE' || task.status === 'ERROR';
   const results = items.filter((item) => item.status === 'DONE').map(resultOf);
-  const errors: TaskError[] = items
-    .filter((item) => item.status === 'FAILED')
-    .map((item) => ({
-      error: item.error ?? 'failed',
-      created_at: (item.finishedAt ?? task.createdAt).toISOString(),
-      input_object: inputOf(item),
-    }));
-  if (task.error) {
-    errors.unshift({
-      error: task.error,
-      created_at: (task.finishedAt ?? task.createdAt).toISOString(),
-      input_object: unreadInput(describeInput(task.request)),
-    });
-  }
+  const errors: TaskError[] = items.filter((item) => item.status === 'FAILED').map((item) => errorOf(item, task));
+  const failedTask = taskLevelError(task);
+  if (failedTask) errors.unshift(failedTask);
   return {
     id: task.id,
     status: task.status,

@@ -89,6 +89,57 @@ export class CreateKeyDto {
   rate_limit?: RateLimitOverrideDto;
 }
 
+/**
+ * `PATCH /v1/keys/{id}`: what changes; absent members stay as they are. `quota: null` removes the quota. Only
+ * operators change a key's quota and rate limits (an account's own admin key: name and scopes).
+ */
+export class UpdateKeyDto {
+  @ApiPropertyOptional({
+    description: 'A new label.',
+    minLength: 1,
+    maxLength: 100,
+    example: 'catalogue pipeline (EU)',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  name?: string;
+
+  @ApiPropertyOptional({
+    description: 'The scopes the key has from now on (replacing the old ones); `admin` includes everything.',
+    enum: SCOPES,
+    isArray: true,
+    example: ['image_editing', 'image_generation'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true })
+  scopes?: Scope[];
+
+  @ApiPropertyOptional({
+    description:
+      'Calls the key may make in all (its calls used so far count); `null` removes the quota (in PATCH bodies `null` removes a member). Operators only.',
+    nullable: true,
+    type: 'integer',
+    minimum: 0,
+    maximum: 2_000_000_000,
+    example: 50000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(2_000_000_000)
+  quota?: number | null;
+
+  @ApiPropertyOptional({ description: 'Per-key rate limits. Operators only.', type: RateLimitOverrideDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RateLimitOverrideDto)
+  rate_limit?: RateLimitOverrideDto;
+}
+
 export class ListKeysQueryDto {
   @ApiPropertyOptional({ description: 'Only the keys of this account (operators only; default: your own account).' })
   @IsOptional()

@@ -1,0 +1,90 @@
+import { ApiError, type ApiClient } from './api-client';
+import { EXIT, type ExitCode } from './exit-codes';
+import { printLine, type Streams } from './output';
+import { ProgressView, type Progress } from './progress';
+
+/** A task as `GET /v1/image/edit/batch/{id}` (or `/async/{id}`) answers it. */
+export interface Task {
+  id: number;
+  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+  result_url: string;
+  created_at: string;
+  finished_at: string | null;
+  progress: Progress;
+  results: TaskResult[];
+  errors: TaskFailure[];
+  kind?: 'batch' | 'async';
+}
+
+export interface TaskResult {
+  input_object: { input?: string };
+  output_object: { tmp_url?: string; service_storage_uri?: string; format?: string; width?: number; height?: number };
+}
+
+export interface TaskFailure {
+  error: string;
+  input_object: { input?: string };
+}
+
+export const isFinal = (status: string) => status === 'DONE' || status === 'ERROR';
+
+/** The task of this id, a batch or an asynchronous edit (each kind has its own route). */
+export async function getTask(client: ApiClient, id: string | number): Promise<Task> {
+  try {
+    return { ...(await client.request<Task>('GET', `/v1/image/edit/batch/${id}`)), kind: 'batch' };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    return { ...(await client.request<Task>('GET', `/v1/image/edit/async/${id}`)), kind: 'async' };
+  }
+}
+
+/** 0 when the task is DONE with no failed item, else 5: what scripts branch on. */
+export const taskExitCode = (task: Pick<Task, 'status' | 'progress'>): ExitCode =>
+  task.status === 'DONE' && task.progress.failed === 0 ? EXIT.OK : EXIT.TASK_FAILED;
+
+/**
+ * Polls a task until it is DONE or ERROR, every `intervalMs`, showing its progress unless `quiet`; resolves with
+ * the final task. Bounded by `timeoutMs` when given.
+ */
+export async function watchTask(
+  client: ApiClient,
+  id: string | number,
+  streams: Streams,
+  options: { quiet: boolean; intervalMs: number; timeoutMs?: number },
+): Promise<Task> {
+  const view = new ProgressView(streams);
+  const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+  // Ctrl-C stops watching, not the task: say so on a line of its own, and how to pick it up again.
+  const interrupted = () => {
+    view.end();
+    streams.err.write(`Stopped watching; task ${id} goes on: atelier task watch ${id}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  try {
+    for (;;) {
+      // the summary (status and progress, no items) while it runs; the whole task once, when it has ended
+      const summary = await client.request<Pick<Task, 'id' | 'status' | 'progress'>>('GET', `/v1/tasks/${id}`);
+      if (!options.quiet) view.update(summary);
+      if (isFinal(summary.status)) return await getTask(client, id);
+      if (Date.now() > deadline) throw new Error(`task ${id} did not end in time`);
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
+    }
+  } finally {
+    process.off('SIGINT', interrupted);
+    view.end();
+  }
+}
+
+/** The lines a person reads after a task: its outcome and, when items failed, why (the first ten). */
+export function printTaskOutcome(streams: Streams, task: Task): void {
+  const { done, failed, total } = task.progress;
+  printLine(streams, `Task ${task.id} ${task.status}: ${done} of ${total} done, ${failed} failed.`);
+  for (const failure of task.errors.slice(0, 10)) {
+    printLine(streams, `  failed: ${failure.input_object?.input ?? '(the task)'}: ${failure.error}`);
+  }
+  if (task.errors.length > 10) {
+    printLine(streams, `  ... and ${task.errors.length - 10} more: atelier task results ${task.id} --errors`);
+  }
+  printLine(streams, `Results: atelier task results ${task.id}  (${task.result_url})`);
+}
