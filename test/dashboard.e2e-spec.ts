@@ -204,7 +204,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     await page.getByRole('button', { name: 'Run edit' }).click();
     const after = page.getByRole('img', { name: 'After' });
     await after.waitFor();
-    await expect.poll(() => after.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(240);
+    await expect.poll(() => after.evaluate((img) => (img as any).naturalWidth)).toBe(240);
     await page.getByRole('link', { name: 'Download result' }).waitFor();
     await screenshot('playground', ['Result', '480×720 png → 240×360 png']);
     await details('The request as curl').locator('summary').click();
@@ -229,7 +229,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     await page.getByRole('heading', { name: /^Task #\d+$/ }).waitFor();
     const bar = page.getByRole('progressbar');
     await expect
-      .poll(() => bar.getAttribute('aria-valuetext'), { timeout: 60_000, intervals: [250] })
+      .poll(() => bar.getAttribute('aria-valuetext'), { timeout: 60_000, interval: 250 })
       .toBe('2 done, 0 failed of 2');
     await page.getByText('DONE', { exact: true }).waitFor();
     await page
@@ -238,9 +238,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       .waitFor();
     await expect
       .poll(() =>
-        page
-          .getByRole('img', { name: /^Result for/ })
-          .evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth)),
+        page.getByRole('img', { name: /^Result for/ }).evaluateAll((imgs) => imgs.map((i) => (i as any).naturalWidth)),
       )
       .toEqual([96, 96]);
     await screenshot('task', ['Results (2)', '2/2 done']);
@@ -260,16 +258,18 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.getByRole('heading', { name: 'Playground' }).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      375,
+    );
     await screenshot('playground-375', ['Playground', 'Run edit']);
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // Sign out: the key is gone from the tab, and was never a cookie.
-    expect(await page.evaluate(() => sessionStorage.getItem('atelier.key'))).toBe(app.adminKey);
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('atelier.key'))).toBe(app.adminKey);
     expect(await page.context().cookies()).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
     expect(app.logs.join('\n')).not.toContain(app.adminKey);
     expect(failures).toEqual([]);
   }, 180_000);

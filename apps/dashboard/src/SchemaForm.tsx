@@ -201,7 +201,11 @@ function Variants({ schema, value, onChange, path, label, errors, depth = 0 }: P
     if (value === undefined) return -1;
     const index = options.findIndex((option) => {
       const s = resolve(option);
-      return typeof value === 'string' ? s.type === 'string' : Array.isArray(value) ? s.type === 'array' : !!s.properties;
+      return typeof value === 'string'
+        ? s.type === 'string'
+        : Array.isArray(value)
+          ? s.type === 'array'
+          : !!s.properties;
     });
     return index;
   };

@@ -1,7 +1,8 @@
 // The one place the dashboard talks to the service: the generated client (./client, from openapi.json), the key
 // kept in sessionStorage only, and the API's error body turned into words a user can act on.
 import { client } from './client/client.gen';
-import type { ErrorBodyDto, KeyResponseDto } from './client/types.gen';
+import { usageOwn } from './client/sdk.gen';
+import type { ErrorBodyDto, KeyResponseDto, UsageDto } from './client/types.gen';
 
 const KEY_ITEM = 'atelier.key';
 
@@ -66,71 +67,9 @@ export async function unwrap<T>(call: Promise<Result<{ data: T }>>): Promise<T> 
   return result.data.data;
 }
 
-const bearer = [{ scheme: 'bearer' as const, type: 'http' as const }];
+export type { UsageDto as Usage, TaskSummaryDto as TaskSummary } from './client/types.gen';
 
-/** A route of the public API through the generated client's transport (for routes added after the client). */
-export function request<T>(method: 'GET' | 'PATCH' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<T> {
-  return unwrap<T>(
-    client.request({
-      method,
-      url,
-      security: bearer,
-      ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }),
-    }) as Promise<Result<{ data: T }>>,
-  );
-}
-
-/** GET /v1/usage (API-16): the signed-in key's calls, quota, rate limit and the account's recent errors. */
-export interface Usage {
-  key: { id: number; name: string; prefix: string; scopes: Scope[] };
-  calls_used: number;
-  quota: number | null;
-  calls_left: number | null;
-  rate_limit: Record<'per_second' | 'per_minute', { limit: number; remaining: number; reset_seconds: number }>;
-  recent_errors: { task_id: number; input: string; error: ErrorBodyDto; created_at: string }[];
-}
-
-/** GET /v1/tasks items (API-16). */
-export interface TaskSummary {
-  id: number;
-  kind: 'batch' | 'async';
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
-  progress: { total: number; done: number; failed: number; retrying: number };
-  created_at: string;
-  updated_at: string;
-  result_url: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  page: number;
-  per_page: number;
-  total: number;
-}
-
-/**
- * Verifies the signed-in key and reads its scopes: GET /v1/usage (any key). Where the service has no such route
- * (an older version), an admin key is still recognised by GET /v1/keys (the key whose prefix starts it).
- */
-export async function whoAmI(): Promise<Usage> {
-  try {
-    return await request<Usage>('GET', '/v1/usage');
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    const key = storedKey() ?? '';
-    const keys = await request<KeyResponseDto[]>('GET', '/v1/keys');
-    const mine = keys.find((k) => key.startsWith(k.prefix));
-    const name = mine?.name ?? 'admin key';
-    return {
-      key: { id: mine?.id ?? 0, name, prefix: mine?.prefix ?? key.slice(0, 12), scopes: mine?.scopes ?? ['admin'] },
-      calls_used: mine?.calls_used ?? 0,
-      quota: mine?.quota ?? null,
-      calls_left: null,
-      rate_limit: {
-        per_second: { limit: 0, remaining: 0, reset_seconds: 0 },
-        per_minute: { limit: 0, remaining: 0, reset_seconds: 0 },
-      },
-      recent_errors: [],
-    };
-  }
+/** Verifies the signed-in key and reads its scopes: GET /v1/usage answers any valid key, about itself. */
+export function whoAmI(): Promise<UsageDto> {
+  return unwrap(usageOwn());
 }

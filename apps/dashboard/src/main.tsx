@@ -51,11 +51,22 @@ function SignIn({ onSignedIn }: { onSignedIn: (usage: Usage) => void }) {
     <main className="signin">
       <form className="card" onSubmit={submit}>
         <h1>Atelier dashboard</h1>
-        <p>Sign in with an API key. It stays in this tab only (session storage) and is forgotten when you sign out or close the tab.</p>
+        <p>
+          Sign in with an API key. It stays in this tab only (session storage) and is forgotten when you sign out or
+          close the tab.
+        </p>
         <ErrorBox error={error} />
         <div className="field">
           <label htmlFor={id}>API key</label>
-          <input id={id} type="password" autoComplete="off" required value={key} onChange={(e) => setKey(e.target.value)} placeholder="sk_…" />
+          <input
+            id={id}
+            type="password"
+            autoComplete="off"
+            required
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            placeholder="sk_…"
+          />
         </div>
         <button type="submit" className="primary" disabled={busy || !key.trim()}>
           {busy ? 'Checking…' : 'Sign in'}
@@ -96,7 +107,9 @@ function App() {
   const scopes = usage.key.scopes;
   const pages = PAGES.filter((p) => allowed(p, scopes));
   const taskMatch = /^\/tasks\/(\d+)$/.exec(route);
-  const current = pages.find((p) => p.route === route) ?? (taskMatch && pages.some((p) => p.route === '/tasks') ? undefined : pages[0]);
+  const current =
+    pages.find((p) => p.route === route) ??
+    (taskMatch && pages.some((p) => p.route === '/tasks') ? undefined : pages[0]);
   let content;
   if (taskMatch && pages.some((p) => p.route === '/tasks')) content = <TaskPage id={Number(taskMatch[1])} />;
   else if (current?.route === '/playground') content = <PlaygroundPage canUseStorages={allowed(PAGES[2], scopes)} />;
@@ -108,7 +121,14 @@ function App() {
 
   return (
     <>
-      <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.querySelector('h1')?.focus(); }}>
+      <a
+        className="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          main.current?.querySelector('h1')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header className="top">
@@ -125,7 +145,8 @@ function App() {
           </ul>
         </nav>
         <span className="who muted small">
-          {usage.key.name} ({usage.key.prefix}…)
+          {usage.key.name}
+          {usage.key.prefix ? ` (${usage.key.prefix}…)` : ''}
         </span>
         <button
           type="button"

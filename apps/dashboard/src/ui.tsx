@@ -46,7 +46,17 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-export function Progress({ done, failed, total, label }: { done: number; failed: number; total: number; label: string }) {
+export function Progress({
+  done,
+  failed,
+  total,
+  label,
+}: {
+  done: number;
+  failed: number;
+  total: number;
+  label: string;
+}) {
   const finished = done + failed;
   const percent = total > 0 ? Math.round((finished / total) * 100) : 0;
   return (

@@ -50,7 +50,9 @@ export class DashboardController {
         .code(503)
         .header('content-type', 'text/plain; charset=utf-8')
         .header('cache-control', 'no-store')
-        .send('The dashboard is not built: run `npm run build` (it writes dist/dashboard), then restart the service.\n');
+        .send(
+          'The dashboard is not built: run `npm run build` (it writes dist/dashboard), then restart the service.\n',
+        );
       return;
     }
     let file;
@@ -60,10 +62,7 @@ export class DashboardController {
       file = undefined; // a malformed escape in the path
     }
     if (!file) {
-      await reply
-        .code(404)
-        .header('content-type', 'text/plain; charset=utf-8')
-        .send('No such dashboard file.\n');
+      await reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('No such dashboard file.\n');
       return;
     }
     await reply.header('content-type', file.type).header('cache-control', file.cache).send(file.body);

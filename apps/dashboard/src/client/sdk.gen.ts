@@ -35,6 +35,9 @@ import type {
   KeysRevokeData,
   KeysRevokeErrors,
   KeysRevokeResponses,
+  KeysUpdateData,
+  KeysUpdateErrors,
+  KeysUpdateResponses,
   SamplesDownloadData,
   SamplesDownloadErrors,
   SamplesDownloadResponses,
@@ -59,9 +62,27 @@ import type {
   StorageUpdateData,
   StorageUpdateErrors,
   StorageUpdateResponses,
+  TasksErrorsData,
+  TasksErrorsErrors,
+  TasksErrorsResponses,
+  TasksListData,
+  TasksListErrors,
+  TasksListResponses,
+  TasksResultsData,
+  TasksResultsErrors,
+  TasksResultsResponses,
+  TasksSummaryData,
+  TasksSummaryErrors,
+  TasksSummaryResponses,
   TemporaryDownloadData,
   TemporaryDownloadErrors,
   TemporaryDownloadResponses,
+  UsageOfKeyData,
+  UsageOfKeyErrors,
+  UsageOfKeyResponses,
+  UsageOwnData,
+  UsageOwnErrors,
+  UsageOwnResponses,
   WebhookSecretRotateData,
   WebhookSecretRotateErrors,
   WebhookSecretRotateResponses,
@@ -143,6 +164,22 @@ export const keysRevoke = <ThrowOnError extends boolean = false>(options: Option
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/keys/{id}',
     ...options,
+  });
+
+/**
+ * Change an API key
+ *
+ * Rename a key or change its scopes (they replace the old ones); operators also change its quota and rate limits. Absent members stay as they are. The key itself is never shown again.
+ */
+export const keysUpdate = <ThrowOnError extends boolean = false>(options: Options<KeysUpdateData, ThrowOnError>) =>
+  (options.client ?? client).patch<KeysUpdateResponses, KeysUpdateErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/keys/{id}',
+    ...options,
+    headers: {
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
   });
 
 /**
@@ -361,6 +398,74 @@ export const batchGetAsync = <ThrowOnError extends boolean = false>(
   (options.client ?? client).get<BatchGetAsyncResponses, BatchGetAsyncErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/image/edit/async/{id}',
+    ...options,
+  });
+
+/**
+ * Your account's tasks, newest first
+ *
+ * Batch tasks and asynchronous edits, with their progress.
+ */
+export const tasksList = <ThrowOnError extends boolean = false>(options?: Options<TasksListData, ThrowOnError>) =>
+  (options?.client ?? client).get<TasksListResponses, TasksListErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/tasks',
+    ...options,
+  });
+
+/**
+ * One task, without its items
+ *
+ * Its status and progress, cheap to poll whatever its size; its results and errors are the routes below.
+ */
+export const tasksSummary = <ThrowOnError extends boolean = false>(options: Options<TasksSummaryData, ThrowOnError>) =>
+  (options.client ?? client).get<TasksSummaryResponses, TasksSummaryErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/tasks/{id}',
+    ...options,
+  });
+
+/**
+ * A page of a task's results
+ */
+export const tasksResults = <ThrowOnError extends boolean = false>(options: Options<TasksResultsData, ThrowOnError>) =>
+  (options.client ?? client).get<TasksResultsResponses, TasksResultsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/tasks/{id}/results',
+    ...options,
+  });
+
+/**
+ * A page of a task's errors
+ */
+export const tasksErrors = <ThrowOnError extends boolean = false>(options: Options<TasksErrorsData, ThrowOnError>) =>
+  (options.client ?? client).get<TasksErrorsResponses, TasksErrorsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/tasks/{id}/errors',
+    ...options,
+  });
+
+/**
+ * Your key's usage
+ *
+ * Calls used and left, the rate limit's state, and your account's recent task errors. Not counted as a call.
+ */
+export const usageOwn = <ThrowOnError extends boolean = false>(options?: Options<UsageOwnData, ThrowOnError>) =>
+  (options?.client ?? client).get<UsageOwnResponses, UsageOwnErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/usage',
+    ...options,
+  });
+
+/**
+ * A key's usage
+ *
+ * As GET /v1/usage, for a key of your account (any, for operators).
+ */
+export const usageOfKey = <ThrowOnError extends boolean = false>(options: Options<UsageOfKeyData, ThrowOnError>) =>
+  (options.client ?? client).get<UsageOfKeyResponses, UsageOfKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/keys/{id}/usage',
     ...options,
   });
 

@@ -132,6 +132,25 @@ export type KeyResponseDto = {
   last_used_at: string | null;
 };
 
+export type UpdateKeyDto = {
+  /**
+   * A new label.
+   */
+  name?: string;
+  /**
+   * The scopes the key has from now on (replacing the old ones); `admin` includes everything.
+   */
+  scopes?: Array<'image_editing' | 'image_generation' | 'storage' | 'admin'>;
+  /**
+   * Calls the key may make in all (its calls used so far count); `null` removes the quota (in PATCH bodies `null` removes a member). Operators only.
+   */
+  quota?: number | null;
+  /**
+   * Per-key rate limits. Operators only.
+   */
+  rate_limit?: RateLimitOverrideDto;
+};
+
 export type BucketCredentialsDto = {
   /**
    * Access key id (AWS) or HMAC access id (GCS).
@@ -1076,6 +1095,119 @@ export type AsyncEditRequestDto = {
   webhook_url?: string;
 };
 
+export type TaskSummaryDto = {
+  id: number;
+  kind: 'batch' | 'async';
+  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+  progress: TaskProgressDto;
+  created_at: string;
+  finished_at: string | null;
+  /**
+   * The task itself, with all its results and errors: GET this URL.
+   */
+  result_url: string;
+};
+
+export type TaskPageDto = {
+  page: number;
+  per_page: number;
+  /**
+   * Entries in all, on every page.
+   */
+  total: number;
+  /**
+   * Newest first.
+   */
+  items: Array<TaskSummaryDto>;
+};
+
+export type TaskResultPageDto = {
+  page: number;
+  per_page: number;
+  /**
+   * Entries in all, on every page.
+   */
+  total: number;
+  /**
+   * The task's results, in the order of its inputs.
+   */
+  items: Array<TaskResultDto>;
+};
+
+export type TaskErrorPageDto = {
+  page: number;
+  per_page: number;
+  /**
+   * Entries in all, on every page.
+   */
+  total: number;
+  /**
+   * The task's errors, in the order of its inputs (a task-level error first).
+   */
+  items: Array<TaskErrorDto>;
+};
+
+export type UsageKeyDto = {
+  /**
+   * Null for the admin key given in configuration.
+   */
+  id: number | null;
+  name: string;
+  /**
+   * Start of the key (empty for the key given in configuration).
+   */
+  prefix: string;
+  scopes: Array<'image_editing' | 'image_generation' | 'storage' | 'admin'>;
+};
+
+export type BucketUsageDto = {
+  /**
+   * Requests the window admits.
+   */
+  limit: number;
+  /**
+   * Requests it would still admit now.
+   */
+  remaining: number;
+  /**
+   * Seconds until it is full again.
+   */
+  reset_seconds: number;
+};
+
+export type RateLimitUsageDto = {
+  per_second: BucketUsageDto;
+  per_minute: BucketUsageDto;
+};
+
+export type RecentFailureDto = {
+  task_id: number;
+  input: string;
+  error: string;
+  created_at: string;
+};
+
+export type UsageDto = {
+  key: UsageKeyDto;
+  /**
+   * Calls counted against the quota so far.
+   */
+  calls_used: number;
+  /**
+   * Calls allowed in all; null: unlimited.
+   */
+  quota?: number | null;
+  /**
+   * Calls left; null: unlimited.
+   */
+  calls_left?: number | null;
+  rate_limit: RateLimitUsageDto;
+  /**
+   * The account's last failed task items, newest first.
+   */
+  recent_errors: Array<RecentFailureDto>;
+};
+
 export type WebhookSecretResponseDto = {
   /**
    * Whether the account has a signing secret.
@@ -1391,6 +1523,59 @@ export type KeysRevokeResponses = {
 };
 
 export type KeysRevokeResponse = KeysRevokeResponses[keyof KeysRevokeResponses];
+
+export type KeysUpdateData = {
+  body: UpdateKeyDto;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/keys/{id}';
+};
+
+export type KeysUpdateErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (admin), or only an operator may change a key's quota or rate limits.
+   */
+  403: ErrorBodyDto;
+  /**
+   * No such key in your reach.
+   */
+  404: ErrorBodyDto;
+  /**
+   * The key is revoked: revocation is final.
+   */
+  409: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type KeysUpdateError = KeysUpdateErrors[keyof KeysUpdateErrors];
+
+export type KeysUpdateResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: KeyResponseDto;
+  };
+};
+
+export type KeysUpdateResponse = KeysUpdateResponses[keyof KeysUpdateResponses];
 
 export type StorageTypesData = {
   body?: never;
@@ -2133,6 +2318,323 @@ export type BatchGetAsyncResponses = {
 };
 
 export type BatchGetAsyncResponse = BatchGetAsyncResponses[keyof BatchGetAsyncResponses];
+
+export type TasksListData = {
+  body?: never;
+  path?: never;
+  query?: {
+    /**
+     * Page number, from 1.
+     */
+    page?: number;
+    /**
+     * Entries per page, 1 to 100.
+     */
+    per_page?: number;
+    /**
+     * Only tasks in this status.
+     */
+    status?: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+    /**
+     * Only batch tasks, or only asynchronous edits.
+     */
+    kind?: 'batch' | 'async';
+  };
+  url: '/v1/tasks';
+};
+
+export type TasksListErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type TasksListError = TasksListErrors[keyof TasksListErrors];
+
+export type TasksListResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskPageDto;
+  };
+};
+
+export type TasksListResponse = TasksListResponses[keyof TasksListResponses];
+
+export type TasksSummaryData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/tasks/{id}';
+};
+
+export type TasksSummaryErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type TasksSummaryError = TasksSummaryErrors[keyof TasksSummaryErrors];
+
+export type TasksSummaryResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskSummaryDto;
+  };
+};
+
+export type TasksSummaryResponse = TasksSummaryResponses[keyof TasksSummaryResponses];
+
+export type TasksResultsData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: {
+    /**
+     * Page number, from 1.
+     */
+    page?: number;
+    /**
+     * Entries per page, 1 to 100.
+     */
+    per_page?: number;
+  };
+  url: '/v1/tasks/{id}/results';
+};
+
+export type TasksResultsErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type TasksResultsError = TasksResultsErrors[keyof TasksResultsErrors];
+
+export type TasksResultsResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskResultPageDto;
+  };
+};
+
+export type TasksResultsResponse = TasksResultsResponses[keyof TasksResultsResponses];
+
+export type TasksErrorsData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: {
+    /**
+     * Page number, from 1.
+     */
+    page?: number;
+    /**
+     * Entries per page, 1 to 100.
+     */
+    per_page?: number;
+  };
+  url: '/v1/tasks/{id}/errors';
+};
+
+export type TasksErrorsErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type TasksErrorsError = TasksErrorsErrors[keyof TasksErrorsErrors];
+
+export type TasksErrorsResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskErrorPageDto;
+  };
+};
+
+export type TasksErrorsResponse = TasksErrorsResponses[keyof TasksErrorsResponses];
+
+export type UsageOwnData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: '/v1/usage';
+};
+
+export type UsageOwnErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or image_generation or storage or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type UsageOwnError = UsageOwnErrors[keyof UsageOwnErrors];
+
+export type UsageOwnResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: UsageDto;
+  };
+};
+
+export type UsageOwnResponse = UsageOwnResponses[keyof UsageOwnResponses];
+
+export type UsageOfKeyData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/keys/{id}/usage';
+};
+
+export type UsageOfKeyErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No such key in your reach.
+   */
+  404: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type UsageOfKeyError = UsageOfKeyErrors[keyof UsageOfKeyErrors];
+
+export type UsageOfKeyResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: UsageDto;
+  };
+};
+
+export type UsageOfKeyResponse = UsageOfKeyResponses[keyof UsageOfKeyResponses];
 
 export type WebhookSecretShowData = {
   body?: never;

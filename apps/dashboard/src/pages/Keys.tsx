@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState } from 'react';
-import { request, unwrap, type Scope } from '../api';
-import { keysCreate, keysList, keysRevoke } from '../client/sdk.gen';
+import { unwrap, type Scope } from '../api';
+import { keysCreate, keysList, keysRevoke, keysUpdate } from '../client/sdk.gen';
 import type { CreatedKeyResponseDto, KeyResponseDto } from '../client/types.gen';
 import { CopyButton, ErrorBox } from '../ui';
 
@@ -29,7 +29,7 @@ function ScopeChoices({ value, onChange, legend }: { value: Scope[]; onChange: (
 export function KeysPage() {
   const [keys, setKeys] = useState<KeyResponseDto[]>([]);
   const [error, setError] = useState<unknown>();
-  const [created, setCreated] = useState<CreatedKeyResponseDto & { key?: string }>();
+  const [created, setCreated] = useState<CreatedKeyResponseDto>();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['image_editing']);
   const [quota, setQuota] = useState('');
@@ -51,7 +51,7 @@ export function KeysPage() {
     setError(undefined);
     try {
       const body = { name, scopes, ...(quota === '' ? {} : { quota: Number(quota) }) };
-      setCreated((await unwrap(keysCreate({ body }))) as CreatedKeyResponseDto & { key?: string });
+      setCreated(await unwrap(keysCreate({ body })));
       setName('');
       setQuota('');
       await load();
@@ -64,7 +64,7 @@ export function KeysPage() {
     if (!editing) return;
     setError(undefined);
     try {
-      await request<KeyResponseDto>('PATCH', `/v1/keys/${editing.id}`, { scopes: editing.scopes });
+      await unwrap(keysUpdate({ path: { id: editing.id }, body: { scopes: editing.scopes } }));
       setEditing(undefined);
       await load();
     } catch (e) {
@@ -73,7 +73,8 @@ export function KeysPage() {
   }
 
   async function revoke(key: KeyResponseDto) {
-    if (!window.confirm(`Revoke the key "${key.name}" (${key.prefix}…)? Clients using it stop working at once.`)) return;
+    if (!window.confirm(`Revoke the key "${key.name}" (${key.prefix}…)? Clients using it stop working at once.`))
+      return;
     setError(undefined);
     try {
       await unwrap(keysRevoke({ path: { id: key.id } }) as never);
@@ -169,7 +170,12 @@ export function KeysPage() {
                       >
                         Edit scopes
                       </button>
-                      <button type="button" className="danger" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Revoke ${key.name}`}
+                        onClick={() => revoke(key)}
+                      >
                         Revoke
                       </button>
                     </>

@@ -48,7 +48,10 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
   const ids = { url: useId(), file: useId(), storage: useId(), path: useId(), split: useId() };
 
   useEffect(() => {
-    if (canUseStorages) unwrap(storageList()).then(setStorages).catch(() => undefined);
+    if (canUseStorages)
+      unwrap(storageList())
+        .then(setStorages)
+        .catch(() => undefined);
   }, [canUseStorages]);
   useEffect(() => {
     if (source === 'upload' && file) {
@@ -136,10 +139,25 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
           </div>
         )}
         <h2>Operations</h2>
-        <SchemaForm schema={operationsSchema} value={operations} onChange={setOperations} path="operations" label="operations" errors={errors} />
+        <SchemaForm
+          schema={operationsSchema}
+          value={operations}
+          onChange={setOperations}
+          path="operations"
+          label="operations"
+          errors={errors}
+        />
         <details className="group">
           <summary>Output (format, destination)</summary>
-          <SchemaForm schema={outputSchema} value={output} onChange={setOutput} path="output" label="output" errors={errors} depth={1} />
+          <SchemaForm
+            schema={outputSchema}
+            value={output}
+            onChange={setOutput}
+            path="output"
+            label="output"
+            errors={errors}
+            depth={1}
+          />
         </details>
         {warnings.length ? (
           <div className="warning" role="note">
@@ -170,8 +188,8 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
         <div className="card" aria-live="polite">
           <h2>Result</h2>
           <p>
-            {result.input.width}×{result.input.height} {result.input.format} → {result.output.width}×{result.output.height}{' '}
-            {result.output.format}
+            {result.input.width}×{result.input.height} {result.input.format} → {result.output.width}×
+            {result.output.height} {result.output.format}
           </p>
           {result.notices?.map((n) => (
             <p key={n.code} className="warning">
@@ -198,7 +216,14 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
               {before ? (
                 <div className="field">
                   <label htmlFor={ids.split}>Before / after</label>
-                  <input id={ids.split} type="range" min={0} max={100} value={split} onChange={(e) => setSplit(Number(e.target.value))} />
+                  <input
+                    id={ids.split}
+                    type="range"
+                    min={0}
+                    max={100}
+                    value={split}
+                    onChange={(e) => setSplit(Number(e.target.value))}
+                  />
                 </div>
               ) : null}
               <p>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'react';
-import { ApiError, request, unwrap, type Page, type TaskSummary } from '../api';
-import { batchCreateBatch } from '../client/sdk.gen';
-import type { TaskErrorDto, TaskResultDto } from '../client/types.gen';
+import { ApiError, unwrap, type TaskSummary } from '../api';
+import { batchCreateBatch, tasksErrors, tasksList, tasksResults, tasksSummary } from '../client/sdk.gen';
+import type { TaskErrorPageDto, TaskPageDto, TaskResultPageDto } from '../client/types.gen';
 import { navigate } from '../router';
 import { component, conflicts, prune } from '../schema';
 import { SchemaForm } from '../SchemaForm';
@@ -63,12 +63,21 @@ function NewBatch({ onStarted }: { onStarted: (id: number) => void }) {
       <h2>Start a batch</h2>
       <ErrorBox error={error} />
       <div className="field">
-        <label htmlFor={inputsId}>Images: one URL or storage://name/file per line, or one storage folder ending in /</label>
+        <label htmlFor={inputsId}>
+          Images: one URL or storage://name/file per line, or one storage folder ending in /
+        </label>
         <textarea id={inputsId} rows={3} required value={inputs} onChange={(e) => setInputs(e.target.value)} />
       </div>
       <details className="group">
         <summary>Operations</summary>
-        <SchemaForm schema={schema} value={operations} onChange={setOperations} path="operations" label="operations" errors={errors} />
+        <SchemaForm
+          schema={schema}
+          value={operations}
+          onChange={setOperations}
+          path="operations"
+          label="operations"
+          errors={errors}
+        />
       </details>
       {warnings.map((w) => (
         <p key={w} className="warning">
@@ -89,13 +98,13 @@ function NewBatch({ onStarted }: { onStarted: (id: number) => void }) {
 export function TasksPage() {
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
-  const [tasks, setTasks] = useState<Page<TaskSummary>>();
+  const [tasks, setTasks] = useState<TaskPageDto>();
   const [error, setError] = useState<unknown>();
   const statusId = useId();
   const load = useCallback(async () => {
     try {
-      const query = new URLSearchParams({ page: String(page), per_page: '20', ...(status ? { status } : {}) });
-      const answer = await request<Page<TaskSummary>>('GET', `/v1/tasks?${query}`);
+      const query = { page, per_page: 20, ...(status ? { status: status as TaskSummary['status'] } : {}) };
+      const answer = await unwrap(tasksList({ query }));
       setTasks(answer);
       setError(undefined);
       return answer.items.some((t) => !FINAL.includes(t.status));
@@ -162,27 +171,20 @@ function Pager({ page, pages, onPage }: { page: number; pages: number; onPage: (
   );
 }
 
-interface TaskView {
-  id: number;
-  status: string;
-  progress: TaskSummary['progress'];
-}
-
 export function TaskPage({ id }: { id: number }) {
-  const [task, setTask] = useState<TaskView>();
-  const [results, setResults] = useState<Page<TaskResultDto>>();
-  const [errors, setErrors] = useState<Page<TaskErrorDto>>();
+  const [task, setTask] = useState<TaskSummary>();
+  const [results, setResults] = useState<TaskResultPageDto>();
+  const [errors, setErrors] = useState<TaskErrorPageDto>();
   const [resultPage, setResultPage] = useState(1);
   const [errorPage, setErrorPage] = useState(1);
   const [error, setError] = useState<unknown>();
   const load = useCallback(async () => {
     try {
-      const list = await request<Page<TaskSummary>>('GET', `/v1/tasks?per_page=100`);
-      const found = list.items.find((t) => t.id === id);
-      const view: TaskView = found ?? (await request<TaskView>('GET', `/v1/image/edit/batch/${id}`));
+      // The task's status and progress without its items; its results and errors a page at a time.
+      const view = await unwrap(tasksSummary({ path: { id } }));
       setTask(view);
-      setResults(await request<Page<TaskResultDto>>('GET', `/v1/tasks/${id}/results?page=${resultPage}&per_page=24`));
-      setErrors(await request<Page<TaskErrorDto>>('GET', `/v1/tasks/${id}/errors?page=${errorPage}&per_page=20`));
+      setResults(await unwrap(tasksResults({ path: { id }, query: { page: resultPage, per_page: 24 } })));
+      setErrors(await unwrap(tasksErrors({ path: { id }, query: { page: errorPage, per_page: 20 } })));
       return !FINAL.includes(view.status);
     } catch (e) {
       setError(e);
@@ -227,7 +229,11 @@ export function TaskPage({ id }: { id: number }) {
           );
         })}
       </ul>
-      <Pager page={resultPage} pages={results ? Math.ceil(results.total / results.per_page) : 1} onPage={setResultPage} />
+      <Pager
+        page={resultPage}
+        pages={results ? Math.ceil(results.total / results.per_page) : 1}
+        onPage={setResultPage}
+      />
       <h2>Errors {errors ? `(${errors.total})` : ''}</h2>
       {errors?.items.length ? (
         <ul>

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
-import { request, type Usage } from '../api';
+import { whoAmI, type Usage } from '../api';
 import { ErrorBox } from '../ui';
 
 export function UsagePage() {
   const [usage, setUsage] = useState<Usage>();
   const [error, setError] = useState<unknown>();
   useEffect(() => {
-    request<Usage>('GET', '/v1/usage').then(setUsage).catch(setError);
+    whoAmI().then(setUsage).catch(setError);
   }, []);
   return (
     <section aria-labelledby="usage-title">
@@ -38,7 +38,8 @@ export function UsagePage() {
             ))}
           </dl>
           <p className="muted">
-            Key "{usage.key.name}" ({usage.key.prefix}…), scopes {usage.key.scopes.join(', ')}.
+            Key "{usage.key.name}"{usage.key.prefix ? ` (${usage.key.prefix}…)` : ''}, scopes{' '}
+            {usage.key.scopes.join(', ')}.
           </p>
           <h2>Recent errors</h2>
           {usage.recent_errors.length === 0 ? (
@@ -48,8 +49,7 @@ export function UsagePage() {
               {usage.recent_errors.map((e, i) => (
                 <li key={i}>
                   <a href={`#/tasks/${e.task_id}`}>Task #{e.task_id}</a> <code className="wrap">{e.input}</code>:{' '}
-                  {typeof e.error === 'string' ? e.error : e.error.error_message}{' '}
-                  <span className="muted small">{new Date(e.created_at).toLocaleString()}</span>
+                  {e.error} <span className="muted small">{new Date(e.created_at).toLocaleString()}</span>
                 </li>
               ))}
             </ul>
