@@ -172,6 +172,12 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     ]);
     expect((await call(app.url, 'GET', '/v1/storage/storages', { key: shown })).status).toBe(403);
 
+    // Revoke it (after a confirmation): the key stops working at once.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke catalogue pipeline' }).click();
+    await page.getByRole('row', { name: /catalogue pipeline.*revoked/ }).waitFor();
+    expect((await call(app.url, 'GET', '/v1/usage', { key: shown })).status).toBe(401);
+
     // Connect a storage on s3rver with the form of its type; the secret is write-only.
     await page.getByRole('link', { name: 'Storages' }).click();
     await page.getByRole('heading', { name: 'Storages' }).waitFor();
@@ -188,6 +194,27 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     await page.getByText('"photos" is reachable.').waitFor();
     await screenshot('storages', ['photos', 's3', 'Connect a storage']);
     expect(await page.content()).not.toContain(s3.secretKey);
+    // Edit it: a folder inside the bucket; saving proves it reachable again; the shown parameters follow.
+    await page.getByRole('button', { name: 'Edit photos' }).click();
+    await page.getByLabel('path', { exact: true }).fill('in');
+    await page.getByRole('button', { name: 'Save and test' }).click();
+    await page.getByText('Saved "photos"; the service reached it with the new settings.').waitFor();
+    await page.getByRole('cell', { name: 'photos/in' }).waitFor();
+    // A second storage, deleted (after a confirmation).
+    await page.getByLabel('Name (used as storage://name/…)').fill('scratch');
+    await page.getByLabel('Type').selectOption('s3');
+    await page.getByLabel('bucket', { exact: true }).fill('photos');
+    await page.getByLabel('endpoint', { exact: true }).fill(s3.endpoint);
+    await details('credentials').locator('summary').click();
+    await page.getByLabel('access_key', { exact: true }).fill(s3.accessKey);
+    await page.getByLabel('secret_access_key', { exact: true }).fill(s3.secretKey);
+    await page.getByRole('button', { name: 'Connect storage' }).click();
+    await page.getByText('Connected "scratch": the service reached it.').waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete scratch' }).click();
+    await page.getByText('Deleted "scratch".').waitFor();
+    const storages = (await call(app.url, 'GET', '/v1/storage/storages', { key: app.adminKey })).body.data as any[];
+    expect(storages.map((x) => [x.name, x.parameters.path])).toEqual([['photos', 'in']]);
 
     // Playground: the sample by URL, resized to 240 px wide and desaturated; before/after, download, curl.
     await page.getByRole('link', { name: 'Playground' }).click();
@@ -224,7 +251,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
 
     // Tasks: a batch over the storage folder; its progress bar moves to done; results with thumbnails.
     await page.getByRole('link', { name: 'Tasks' }).click();
-    await page.getByLabel(/^Images:/).fill('storage://photos/in/');
+    await page.getByLabel(/^Images:/).fill('storage://photos/');
     await page.getByRole('button', { name: 'Start batch' }).click();
     await page.getByRole('heading', { name: /^Task #\d+$/ }).waitFor();
     const bar = page.getByRole('progressbar');
@@ -233,7 +260,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       .toBe('2 done, 0 failed of 2');
     await page.getByText('DONE', { exact: true }).waitFor();
     await page
-      .getByRole('img', { name: /^Result for storage:\/\/photos\/in\// })
+      .getByRole('img', { name: /^Result for storage:\/\/photos\// })
       .first()
       .waitFor();
     await expect
