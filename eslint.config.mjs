@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '*.mjs', '*.mts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '*.mjs', '*.mts', 'apps/dashboard/**'] },
   ...tseslint.configs.recommended,
   prettier,
   {

@@ -13,6 +13,7 @@ export default defineConfig({
   },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
+    exclude: ['**/node_modules/**', 'apps/dashboard/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -12,7 +12,15 @@ export const STAMP_FILE = join('dist', '.build-stamp.json');
 const SETTINGS = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
 /** Folders of the sources that tsconfig.build.json compiles: every .ts file but the unit specs. */
 const SOURCE_FOLDERS = ['apps', 'libs'];
-const isSource = (path) => path.endsWith('.ts') && !path.endsWith('.spec.ts');
+/** The dashboard (Vite, apps/dashboard): its pages, styles, page template and settings; and the API document its
+ * typed client is generated from (a change there must re-check the client). */
+const DASHBOARD_FOLDER = 'apps/dashboard';
+const DASHBOARD_FILE = /\.(ts|tsx|mts|css|html|json|svg|png)$/;
+const DASHBOARD_INPUTS = ['openapi.json'];
+const isSource = (path) =>
+  path.startsWith(`${DASHBOARD_FOLDER}/`)
+    ? DASHBOARD_FILE.test(path)
+    : path.endsWith('.ts') && !path.endsWith('.spec.ts');
 
 /** Files every build writes; a dist/ without one of them is not current, whatever its stamp says. */
 export const ENTRY_POINTS = [
@@ -21,6 +29,7 @@ export const ENTRY_POINTS = [
   'dist/apps/api/src/openapi/write-openapi.js',
   'dist/apps/worker/src/main.js',
   'dist/apps/cli/src/main.js',
+  'dist/dashboard/index.html',
 ];
 
 /** The build inputs under `root`, relative, with `/` separators, in a stable order. */
@@ -28,11 +37,16 @@ export function buildInputs(root) {
   const sources = SOURCE_FOLDERS.flatMap((folder) =>
     existsSync(join(root, folder))
       ? readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
-          .filter((entry) => entry.isFile() && isSource(entry.name))
-          .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)).split(sep).join('/'))
+          .filter((entry) => entry.isFile())
+          .map((entry) =>
+            relative(root, join(entry.parentPath ?? entry.path, entry.name))
+              .split(sep)
+              .join('/'),
+          )
+          .filter(isSource)
       : [],
   );
-  const settings = SETTINGS.filter((file) => existsSync(join(root, file)));
+  const settings = [...SETTINGS, ...DASHBOARD_INPUTS].filter((file) => existsSync(join(root, file)));
   return [...settings, ...sources].sort();
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `npm run build`: compiles dist/. One `nest build api` compiles every app and library (tsconfig.build.json
-// includes them all), the worker included. With --if-changed (prestart, prekeys, pretest, prebench) it builds
+// includes them all but the dashboard), the worker included; then Vite builds the dashboard into dist/dashboard. With --if-changed (prestart, prekeys, pretest, prebench) it builds
 // only when the sources, settings or lockfile changed since the last build that succeeded (build-stamp.mjs).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from './build-stamp.mjs';
 
@@ -19,6 +19,24 @@ function compile() {
   if (result.status !== 0) {
     process.stderr.write('The build failed; dist/ is not current and the next start builds again.\n');
     process.exit(result.status ?? 1);
+  }
+  // The dashboard (apps/dashboard -> dist/dashboard): its typed client must match openapi.json, then Vite.
+  for (const args of [
+    [join(root, 'scripts', 'dashboard-client.mjs'), '--check'],
+    [
+      join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '-c',
+      'apps/dashboard/vite.config.mts',
+      '--logLevel',
+      'warn',
+    ],
+  ]) {
+    const step = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    if (step.status !== 0) {
+      process.stderr.write('The dashboard build failed; dist/ is not current and the next start builds again.\n');
+      process.exit(step.status ?? 1);
+    }
   }
 }
 

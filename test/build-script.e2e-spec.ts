@@ -28,6 +28,7 @@ describe('the build stamp', () => {
     write('apps/api/src/main.ts', 'main');
     write('apps/api/src/main.spec.ts', 'a unit spec');
     write('libs/common/src/index.ts', 'lib');
+    write('apps/dashboard/src/main.tsx', 'page');
     write('libs/image-pipeline/icc/ISO_Coated.icc', 'profile read at run time');
     for (const file of ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'])
       write(file, '{}');
@@ -38,6 +39,7 @@ describe('the build stamp', () => {
   it('reads the sources that are built, the compiler settings and the lockfile, nothing else', () => {
     expect(buildInputs(root)).toEqual([
       'apps/api/src/main.ts',
+      'apps/dashboard/src/main.tsx',
       'libs/common/src/index.ts',
       'nest-cli.json',
       'package-lock.json',
@@ -48,8 +50,20 @@ describe('the build stamp', () => {
     expect(project).toEqual(
       expect.arrayContaining(['apps/api/src/main.ts', 'apps/worker/src/main.ts', 'package-lock.json']),
     );
+    // The dashboard (Vite): its pages, styles, page template and settings, and the API document of its client.
+    expect(project).toEqual(
+      expect.arrayContaining([
+        'apps/dashboard/src/main.tsx',
+        'apps/dashboard/src/styles.css',
+        'apps/dashboard/index.html',
+        'apps/dashboard/vite.config.mts',
+        'openapi.json',
+      ]),
+    );
     expect(
-      project.filter((file) => !/^(apps|libs)\/.*\.ts$|^[a-z.-]+\.json$/.test(file) || file.endsWith('.spec.ts')),
+      project.filter(
+        (file) => !/^(apps|libs)\/.*\.ts$|^[a-z.-]+\.json$|^apps\/dashboard\//.test(file) || file.endsWith('.spec.ts'),
+      ),
     ).toEqual([]);
   });
 
@@ -61,11 +75,15 @@ describe('the build stamp', () => {
     write('apps/api/src/main.spec.ts', 'changed');
     write('libs/image-pipeline/icc/ISO_Coated.icc', 'changed');
     write('README.md', 'changed');
+    write('apps/dashboard/notes.md', 'not built');
     expect(buildIfChanged()).toBe(false);
     expect(compiled).toBe(1);
 
     const changes: Array<[string, () => void]> = [
       ['a source changed', () => write('apps/api/src/main.ts', 'main, edited')],
+      ['a dashboard page changed', () => write('apps/dashboard/src/main.tsx', 'page, edited')],
+      ['a dashboard style changed', () => write('apps/dashboard/src/styles.css', 'body {}')],
+      ['the API document changed', () => write('openapi.json', '{"paths": {}}')],
       ['a source added', () => write('libs/common/src/new.ts', 'new')],
       ['a source removed', () => unlinkSync(join(root, 'libs/common/src/new.ts'))],
       [

@@ -121,10 +121,10 @@ describe('OpenAPI document', () => {
       const options = /"customOptions":\s*(\{[^}]*\})/.exec(init.text)?.[1];
       expect(options).toBeDefined();
       expect(JSON.parse(options!).persistAuthorization ?? false).toBe(false);
-      // The service's bare address leads a browser to the documentation, without a key.
+      // The service's bare address leads a browser to the dashboard, without a key.
       const root = await fetch(`${t.url}/`, { redirect: 'manual' });
       expect(root.status).toBe(302);
-      expect(root.headers.get('location')).toBe('/docs');
+      expect(root.headers.get('location')).toBe('/dashboard');
       expect(root.headers.get('x-request-id')).toBeTruthy();
     } finally {
       await t.close();

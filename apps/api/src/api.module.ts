@@ -5,6 +5,7 @@ import { GenerativeModule } from '@app/generative';
 import { VisionModule } from '@app/vision';
 import { AuthModule } from './auth/auth.module';
 import { BatchApiModule } from './batch/batch-api.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthController } from './health/health.controller';
 import { ImageEditApiModule } from './image-edit/image-edit-api.module';
 import { SamplesApiModule } from './samples/samples-api.module';
@@ -34,6 +35,7 @@ export class ApiModule {
         SceneApiModule,
         BatchApiModule.forRoot(config),
         WebhooksApiModule,
+        DashboardModule,
       ],
       controllers: [HealthController],
     };

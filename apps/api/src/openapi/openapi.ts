@@ -58,13 +58,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /docs (bearer auth), the document at /docs/openapi.json, and `/` leading to the UI. */
+/** Swagger UI at /docs (bearer auth), the document at /docs/openapi.json, and `/` leading to the dashboard. */
 export function setupOpenApi(app: NestFastifyApplication): void {
-  // A browser pointed at the service's address finds the API's own documentation.
+  // A browser pointed at the service's address finds the account dashboard (which links to the documentation).
   app
     .getHttpAdapter()
     .getInstance()
-    .get('/', (_request, reply) => reply.redirect('/docs', 302));
+    .get('/', (_request, reply) => reply.redirect('/dashboard', 302));
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
