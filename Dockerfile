@@ -17,8 +17,10 @@ COPY package.json package-lock.json .npmrc ./
 # (linux x64/arm64, glibc/musl, macOS, Windows), so the same file builds on any of them; a test keeps it so
 # (test/deployment-files.e2e-spec.ts; how: docs/security.md, "Deployment").
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
-COPY scripts/build.mjs scripts/build-stamp.mjs ./scripts/
+COPY tsconfig.json tsconfig.build.json nest-cli.json openapi.json ./
+# the dashboard's build checks its typed client against openapi.json (formatted with the repo's Prettier settings)
+COPY .prettierrc ./
+COPY scripts/build.mjs scripts/build-stamp.mjs scripts/dashboard-client.mjs ./scripts/
 COPY apps ./apps
 COPY libs ./libs
 RUN npm run build \
