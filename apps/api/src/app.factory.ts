@@ -25,6 +25,7 @@ import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
 import { RequestLogController } from './http/request-log';
 import { installRequestGate } from './http/request-gate';
+import { httpsOptions, installTls } from './http/tls';
 import { setupOpenApi } from './openapi/openapi';
 
 /** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
@@ -45,7 +46,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const routes = new RouteRegistry();
   const errors = new ErrorWriter(logger, routes);
   const clientErrors = new ClientErrorResponder(errors);
+  const https = httpsOptions(config.tls);
   const adapter = new FastifyAdapter({
+    ...(https && { https }),
     loggerInstance: logger,
     logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
@@ -76,6 +79,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     bodyParser: false,
   });
   installRequestGate(app);
+  installTls(app, config.tls, logger);
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });

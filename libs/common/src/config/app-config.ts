@@ -3,6 +3,8 @@ import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { Reader, type ConfigProblem, type Environment } from './config-reader';
 import { readGenerative, type GenerativeConfig } from './generative-config';
+export type { TlsConfig } from './tls-config';
+import { readTls, type TlsConfig } from './tls-config';
 import { readVision, type VisionConfig } from './vision-config';
 export {
   GENERATIVE_BACKENDS,
@@ -83,6 +85,8 @@ export class AppConfig {
   readonly logFormat: LogFormat;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
+  /** Native HTTPS (TLS_CERT_FILE, TLS_KEY_FILE); undefined: plain HTTP. */
+  readonly tls?: TlsConfig;
   /** Longest a whole download of a user URL may take, in milliseconds (redirects included). */
   readonly fetchTimeoutMs: number;
   /** Longest the TCP (and TLS) connection of a download may take to open, in milliseconds. */
@@ -231,10 +235,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (headersTimeoutMs > requestTimeoutMs) {
     read.problem('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
+  const tls = readTls(read);
   const config = new AppConfig({
     port,
     host,
-    publicBaseUrl: (publicBaseUrl ?? `http://${displayHost(host)}:${port}`).replace(/\/+$/, ''),
+    tls,
+    publicBaseUrl: (publicBaseUrl ?? `${tls ? 'https' : 'http'}://${displayHost(host)}:${port}`).replace(/\/+$/, ''),
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
