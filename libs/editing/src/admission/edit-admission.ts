@@ -58,12 +58,14 @@ export class EditAdmission {
       slots: Infinity,
       holderCapacity: share(config.editInputBytes),
       queueLimit: config.editQueueLimit,
+      name: 'inputs',
     });
     this.pixels = new AdmissionGate({
       capacity: config.editMemoryBytes,
       slots: config.editConcurrency,
       holderCapacity: share(config.editMemoryBytes),
       queueLimit: config.editQueueLimit,
+      name: 'pixels',
     });
   }
 
@@ -79,7 +81,10 @@ export class EditAdmission {
    */
   async admitUpload(holder: string, declared: number | undefined): Promise<InputHold> {
     const refusal = () => editBusy(undefined, { Connection: 'close' });
-    if (this.pixels.full) throw refusal();
+    if (this.pixels.full) {
+      this.pixels.countRefusal();
+      throw refusal();
+    }
     const most = this.config.fetchMaxBytes + this.config.maxJsonBodyBytes + MULTIPART_FRAMING_BYTES;
     const hold = this.inputHold(holder);
     try {
