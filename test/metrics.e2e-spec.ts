@@ -160,6 +160,8 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(grew('atelier_rate_limit_refusals_total')).toBe(1);
     expect(grew('atelier_quota_refusals_total')).toBe(1);
     expect(grew('atelier_tasks_created_total', { kind: 'async' })).toBe(1);
+    // the edits went through the pixel gate and left it empty
+    expect(after.some((s) => s.name === 'atelier_gate_in_flight' && s.labels.gate === 'pixels')).toBe(true);
     expect(total(after, 'atelier_gate_in_flight', { gate: 'pixels' })).toBe(0);
     expect(total(after, 'atelier_gate_queued', { gate: 'pixels' })).toBe(0);
 
@@ -192,7 +194,8 @@ describe('gate refusals', () => {
   });
 
   it('counts a 503 EDIT_BUSY of the inputs gate, and shows the held download in flight', async () => {
-    images.stall('/stalled.png', { declared: 1024 * 1024 });
+    // the head is more than the fetcher sniffs, so that it goes on to hold the declared size
+    images.stall('/stalled.png', { declared: 1024 * 1024, head: Buffer.alloc(4096) });
     const before = await scrape(`${app.url}/metrics`, TOKEN);
     const body = (n: number) => ({ input: images.url(`/stalled.png?n=${n}`), output: { format: 'png' } });
     const first = editImage(app, body(1));

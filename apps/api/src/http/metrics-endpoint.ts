@@ -48,7 +48,11 @@ export function serveMetrics(fastify: FastifyInstance, config: AppConfig, errors
       handler: async (request, reply) => {
         const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
         if (given === undefined || !timingSafeEqual(digest(given), expected)) {
-          errors.write(new ServiceException(given === undefined ? 'AUTH_REQUIRED' : 'AUTH_INVALID_KEY'), request, reply);
+          errors.write(
+            new ServiceException(given === undefined ? 'AUTH_REQUIRED' : 'AUTH_INVALID_KEY'),
+            request,
+            reply,
+          );
           return reply;
         }
         return reply.type(METRICS_CONTENT_TYPE).send(await metricsText());
