@@ -18,6 +18,30 @@ export const httpRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+/**
+ * The stages of one edit: `read` (download, storage object), `probe` (the header), `pixel_wait` (in line for the
+ * pixel gate), `pixels` (decode, operations, encode, models included), `write` (the result to its destination).
+ */
+export type EditStage = 'read' | 'probe' | 'pixel_wait' | 'pixels' | 'write';
+
+export const editStageDuration = new Histogram({
+  name: 'atelier_edit_stage_seconds',
+  help: 'Time of each stage of an edit (read, probe, pixel_wait, pixels, write), failed ones included.',
+  labelNames: ['stage'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [metricsRegistry],
+});
+
+/** Runs `work`, timing it as the edit stage `stage` whether it succeeds or fails. */
+export async function timedStage<T>(stage: EditStage, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    editStageDuration.observe({ stage }, (performance.now() - started) / 1000);
+  }
+}
+
 /** The gates of one process: `pixels` and `inputs` (EditAdmission), `scene` (SceneAdmission). */
 export type GateName = 'pixels' | 'inputs' | 'scene';
 
