@@ -23,6 +23,7 @@ import { notMultipart, uploadLimits } from './image-edit/read-upload';
 import { ClientErrorResponder, requestTimeouts } from './http/client-errors';
 import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
+import { recordRequestMetrics, serveMetrics } from './http/metrics-endpoint';
 import { RequestLogController } from './http/request-log';
 import { installRequestGate } from './http/request-gate';
 import { httpsOptions, installTls } from './http/tls';
@@ -67,6 +68,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   clientErrors.track(fastify);
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   closeIdleSocketsOnShutdown(fastify);
+  recordRequestMetrics(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
@@ -80,6 +82,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   installRequestGate(app);
   installTls(app, config.tls, logger);
+  serveMetrics(fastify, config, errors);
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { alwaysShown, ConfigError, createLogger, loadConfig, NestPinoLogger } from '@app/common';
+import { alwaysShown, ConfigError, createLogger, loadConfig, NestPinoLogger, startMetricsServer } from '@app/common';
 import { DatabaseUnusableError } from '@app/database';
 import { EDIT_QUEUE, TaskWorker } from '@app/editing';
 import { WorkerModule } from './worker.module';
@@ -25,6 +25,12 @@ async function main(): Promise<void> {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.init();
   await app.get(TaskWorker).waitUntilReady();
+  // GET /metrics on a port of its own (METRICS_PORT): a worker serves no other HTTP. Closed by process.exit.
+  if (config.metricsPort !== 0) {
+    const metrics = await startMetricsServer(config.host, config.metricsPort);
+    metrics.unref();
+    alwaysShown(logger, 'Worker').info(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
+  }
   alwaysShown(logger, 'Worker').info(
     `Atelier worker connected to queue "${EDIT_QUEUE}" (prefix "${config.redisPrefix}")`,
   );

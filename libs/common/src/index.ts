@@ -18,3 +18,5 @@ export * from './redis/redis.module';
 export * from './media/media-type';
 export * from './files/shipped-folder';
 export * from './files/built-worker';
+export * from './metrics/metrics';
+export * from './metrics/metrics-server';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '@app/common';
+import { AppConfig, timedStage } from '@app/common';
 import {
   estimatePixelMemory,
   ImagePipeline,
@@ -71,7 +71,7 @@ export class EditExecutor {
     try {
       const source = upload
         ? { bytes: upload.bytes, name: fileName(upload.name) }
-        : await this.sources.load(accountId, request.input ?? '', hold.reserve);
+        : await timedStage('read', () => this.sources.load(accountId, request.input ?? '', hold.reserve));
       const reference = request.operations.generative?.style_transfer?.style_reference_image;
       const assets: EditAssets = {};
       if (reference !== undefined) {
@@ -85,7 +85,7 @@ export class EditExecutor {
     const { probe, result, name, notices } = edited;
     return {
       input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
-      output: await this.results.write(result, destination, name),
+      output: await timedStage('write', () => this.results.write(result, destination, name)),
       ...(notices.length > 0 && { notices }),
     };
   }
@@ -103,7 +103,7 @@ export class EditExecutor {
     destination: ResolvedReference | undefined,
     assets: EditAssets,
   ) {
-    const probe = await this.probe(source.bytes);
+    const probe = await timedStage('probe', () => this.probe(source.bytes));
     const planContext: PlanContext = {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,
@@ -115,18 +115,20 @@ export class EditExecutor {
       planEdit(request, { ...probe, displayWidth: size.width, displayHeight: size.height }, planContext);
     const notices: EditNotice[] = [];
     const label = `${probe.format} ${probe.width}x${probe.height}`;
-    const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, async () => {
-      try {
-        if (request.operations.privacy?.identity_crop) {
-          const faces = await this.pipeline.findFaces(source.bytes, probe);
-          if (faces.length === 0) notices.push(NO_FACE_FOUND);
-          plan = planEdit(request, probe, { ...planContext, faces });
+    const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, () =>
+      timedStage('pixels', async () => {
+        try {
+          if (request.operations.privacy?.identity_crop) {
+            const faces = await this.pipeline.findFaces(source.bytes, probe);
+            if (faces.length === 0) notices.push(NO_FACE_FOUND);
+            plan = planEdit(request, probe, { ...planContext, faces });
+          }
+          return await this.pipeline.run(source.bytes, probe, plan, replan, assets);
+        } catch (error) {
+          throw toImageError(error);
         }
-        return await this.pipeline.run(source.bytes, probe, plan, replan, assets);
-      } catch (error) {
-        throw toImageError(error);
-      }
-    });
+      }),
+    );
     return { probe, result, name: source.name, notices };
   }
 

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { ServiceException } from '@app/common';
+import { quotaRefusals, ServiceException } from '@app/common';
 import { KeysService } from './keys.service';
 import { UNCOUNTED_KEY } from './require-scopes.decorator';
 
@@ -21,7 +21,10 @@ export class QuotaGuard implements CanActivate {
       return true;
     }
     const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
-    if (principal && !(await this.keys.consumeCall(principal))) throw new ServiceException('QUOTA_EXHAUSTED');
+    if (principal && !(await this.keys.consumeCall(principal))) {
+      quotaRefusals.inc();
+      throw new ServiceException('QUOTA_EXHAUSTED');
+    }
     return true;
   }
 }

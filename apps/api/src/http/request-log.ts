@@ -1,11 +1,11 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { loggedError } from '@app/common';
+import { loggedError, METRICS_PATH } from '@app/common';
 import { HEALTH_PATH } from '../health/health.controller';
 
 /**
  * One log line per request, when it completes (with status and response time). Health probes that pass are
  * logged at debug: load balancers and orchestrators call them every few seconds, and at info they made most of
- * the log. A failing probe stays at info.
+ * the log; so are scrapes of /metrics that pass. A failing probe stays at info.
  */
 export class RequestLogController extends LogController {
   override incomingRequest(): void {}
@@ -25,5 +25,6 @@ export class RequestLogController extends LogController {
 }
 
 function isProbe(request: FastifyRequest): boolean {
-  return request.routeOptions.url?.startsWith(`/${HEALTH_PATH}/`) ?? false;
+  const route = request.routeOptions.url;
+  return route === METRICS_PATH || (route?.startsWith(`/${HEALTH_PATH}/`) ?? false);
 }

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceException } from '@app/common';
+import { rateLimitRefusals, ServiceException } from '@app/common';
 import { RateLimiter } from './rate-limiter';
 
 /** Applies the caller's rate limit and writes the RateLimit headers on every authenticated response. */
@@ -15,6 +15,7 @@ export class RateLimitGuard implements CanActivate {
     const decision = await this.limiter.check(principal);
     void http.getResponse<FastifyReply>().headers(decision.headers);
     if (!decision.allowed) {
+      rateLimitRefusals.inc();
       throw new ServiceException('RATE_LIMITED', undefined, {}, { 'retry-after': String(decision.retryAfter) });
     }
     return true;

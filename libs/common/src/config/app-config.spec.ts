@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       authFailureLimitPerMinute: 30,
       logLevel: 'info',
       logFormat: 'auto',
+      metricsPort: 0,
+      metricsToken: undefined,
     });
     expect(config.databaseKind).toBe('sqlite');
   });
@@ -73,6 +75,15 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('warn');
     expect(config.logFormat).toBe('pretty');
     expect(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it('reads the metrics listener and token, refusing the API port and a short token', () => {
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'a-long-enough-token' })).toMatchObject({
+      metricsPort: 9464,
+      metricsToken: 'a-long-enough-token',
+    });
+    expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).toThrow('METRICS_PORT: must differ from PORT');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN: must be at least 16 characters');
   });
 
   it('lists every problem at once', () => {

@@ -83,6 +83,10 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   /** How log lines are written on standard output. */
   readonly logFormat: LogFormat;
+  /** Port of the listener of its own (on HOST) that serves GET /metrics; 0: none. */
+  readonly metricsPort: number;
+  /** Bearer token that opens GET /metrics on the API port; undefined: /metrics is not served there (404). */
+  readonly metricsToken?: string;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
   /** Native HTTPS (TLS_CERT_FILE, TLS_KEY_FILE); undefined: plain HTTP. */
@@ -236,6 +240,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     read.problem('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
   const tls = readTls(read);
+  const metricsPort = read.integer('METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) read.problem('METRICS_PORT', `must differ from PORT (${port})`);
+  const metricsToken = read.string('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    read.problem('METRICS_TOKEN', 'must be at least 16 characters long');
+  }
   const config = new AppConfig({
     port,
     host,
@@ -258,6 +268,8 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     requestTimeoutMs,
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
+    metricsPort,
+    metricsToken,
     trustProxy: read.boolean('TRUST_PROXY', false),
     fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceException } from '@app/common';
+import { metricsRegistry, ServiceException } from '@app/common';
 import { AdmissionGate, type AdmissionLimits, type Permit } from './admission-gate';
 
 type Step =
@@ -193,5 +193,25 @@ describe('AdmissionGate', () => {
     a.release();
     (await waiting).release();
     expect(gate.full).toBe(false);
+  });
+});
+
+describe('AdmissionGate metrics', () => {
+  const value = async (name: string, gate: string) =>
+    (await metricsRegistry.getSingleMetric(name)?.get())?.values.find((v) => v.labels.gate === gate)?.value ?? 0;
+
+  it('shows permits in flight and requests in line, and counts refusals, under its name', async () => {
+    const gate = new AdmissionGate({ ...DEFAULTS, slots: 1, queueLimit: 1, name: 'scene' });
+    const refusedBefore = await value('atelier_gate_refusals_total', 'scene');
+    const first = await gate.acquire('a', 10);
+    const second = gate.acquire('b', 10);
+    expect(await value('atelier_gate_in_flight', 'scene')).toBe(1);
+    expect(await value('atelier_gate_queued', 'scene')).toBe(1);
+    await expect(gate.acquire('c', 10)).rejects.toBeInstanceOf(ServiceException);
+    expect((await value('atelier_gate_refusals_total', 'scene')) - refusedBefore).toBe(1);
+    first.release();
+    (await second).release();
+    expect(await value('atelier_gate_in_flight', 'scene')).toBe(0);
+    expect(await value('atelier_gate_queued', 'scene')).toBe(0);
   });
 });

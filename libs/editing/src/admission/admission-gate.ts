@@ -1,4 +1,4 @@
-import { ServiceException } from '@app/common';
+import { gateInFlight, gateQueued, gateRefusals, ServiceException, type GateName } from '@app/common';
 
 export interface AdmissionLimits {
   /** Units (bytes) the permits may hold together; one permit alone may hold more (see {@link AdmissionGate}). */
@@ -11,6 +11,8 @@ export interface AdmissionLimits {
   queueLimit: number;
   /** The refusal of one request too many; absent: 503 EDIT_BUSY ({@link editBusy}). */
   refusal?: () => ServiceException;
+  /** The gate's label in the metrics (in flight, queued, refusals); absent: not measured. */
+  name?: GateName;
 }
 
 /** The refusal of work the process has no room for: 503 EDIT_BUSY with Retry-After, and `headers`. */
@@ -69,9 +71,23 @@ export class AdmissionGate {
       this.admitWaiting();
       if (this.waiting.length > this.limits.queueLimit && this.waiting.includes(waiter)) {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        this.countRefusal();
         reject((this.limits.refusal ?? editBusy)());
       }
+      this.report();
     });
+  }
+
+  /** Counts a refusal made by the owner of the gate on its behalf (a request refused before it asked). */
+  countRefusal(): void {
+    if (this.limits.name) gateRefusals.inc({ gate: this.limits.name });
+  }
+
+  private report(): void {
+    const gate = this.limits.name;
+    if (!gate) return;
+    gateInFlight.set({ gate }, this.permits);
+    gateQueued.set({ gate }, this.waiting.length);
   }
 
   /** Whether a new request would be refused now: it could not start at once and the wait queue is full. */
@@ -125,7 +141,10 @@ export class AdmissionGate {
       grow: (total: number) => {
         if (released || total <= held) return;
         const fits = this.fits(holder, total, held);
-        if (!fits.global || !fits.holder) throw editBusy();
+        if (!fits.global || !fits.holder) {
+          this.countRefusal();
+          throw editBusy();
+        }
         this.take(holder, total - held, 0);
         held = total;
       },
@@ -134,6 +153,7 @@ export class AdmissionGate {
         released = true;
         this.take(holder, -held, -1);
         this.admitWaiting();
+        this.report();
       },
     };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, editStageDuration, ServiceException } from '@app/common';
 import { AdmissionGate, editBusy, type Permit } from './admission-gate';
 
 /** Slack for the multipart framing around an upload's file and `data` parts, in bytes. */
@@ -58,12 +58,14 @@ export class EditAdmission {
       slots: Infinity,
       holderCapacity: share(config.editInputBytes),
       queueLimit: config.editQueueLimit,
+      name: 'inputs',
     });
     this.pixels = new AdmissionGate({
       capacity: config.editMemoryBytes,
       slots: config.editConcurrency,
       holderCapacity: share(config.editMemoryBytes),
       queueLimit: config.editQueueLimit,
+      name: 'pixels',
     });
   }
 
@@ -79,7 +81,10 @@ export class EditAdmission {
    */
   async admitUpload(holder: string, declared: number | undefined): Promise<InputHold> {
     const refusal = () => editBusy(undefined, { Connection: 'close' });
-    if (this.pixels.full) throw refusal();
+    if (this.pixels.full) {
+      this.pixels.countRefusal();
+      throw refusal();
+    }
     const most = this.config.fetchMaxBytes + this.config.maxJsonBodyBytes + MULTIPART_FRAMING_BYTES;
     const hold = this.inputHold(holder);
     try {
@@ -97,6 +102,7 @@ export class EditAdmission {
    */
   async runPixels<T>(holder: string, bytes: number, label: string, work: () => Promise<T>): Promise<T> {
     const permit = await this.pixels.acquire(holder, bytes);
+    editStageDuration.observe({ stage: 'pixel_wait' }, permit.waitedMs / 1000);
     try {
       const { held, permits } = this.pixels.state;
       this.logger.debug(

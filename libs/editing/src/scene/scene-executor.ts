@@ -48,6 +48,7 @@ export class SceneAdmission {
       holderCapacity: Math.max(1, Math.floor((config.editMemoryBytes * config.editKeySharePercent) / 100)),
       queueLimit: sceneQueueLimit,
       refusal: sceneBusy,
+      name: 'scene',
     });
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, mediaTypeOfExtension } from '@app/common';
+import { AppConfig, mediaTypeOfExtension, taskItemDuration, taskItems } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
@@ -79,6 +79,11 @@ export class TaskRunner {
         destination: destination && task.kind === 'batch' ? `${destination}${item.subPath}` : destination,
       },
     };
+    const started = performance.now();
+    const ended = (status: 'DONE' | 'FAILED' | 'retry') => {
+      taskItems.inc({ status });
+      taskItemDuration.observe({ status }, (performance.now() - started) / 1000);
+    };
     try {
       const caller = { accountId: task.accountId, holder: `tasks of account ${task.accountId}` };
       const result = await this.executor.execute(caller, request);
@@ -88,13 +93,16 @@ export class TaskRunner {
         output: result.output,
         ...(result.notices && { notices: result.notices }),
       });
+      ended('DONE');
     } catch (error) {
       if (isTransient(error) && !finalAttempt) {
         await this.store.recordFailedAttempt(item.id, failureMessage(error));
+        ended('retry');
         throw error;
       }
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
+      ended('FAILED');
     }
     await this.finishIfDone(taskId);
   }

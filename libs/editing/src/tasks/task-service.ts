@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, ServiceException, tasksCreated } from '@app/common';
 import type { TaskKind, TaskStatus } from '@app/database';
 import { AddressPolicy, describeUrl, parseStorageReference, StorageResolver } from '@app/storage';
 import { TaskQueue } from './task-queue';
@@ -66,6 +66,7 @@ export class TaskService {
       itemTotal,
     );
     await this.queue.start(task.id);
+    tasksCreated.inc({ kind });
     return this.runner.view(task);
   }
 

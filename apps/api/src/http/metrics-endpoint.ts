@@ -1,0 +1,78 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import {
+  AppConfig,
+  ErrorWriter,
+  httpRequestDuration,
+  METRICS_CONTENT_TYPE,
+  METRICS_PATH,
+  metricsText,
+  ServiceException,
+  startMetricsServer,
+} from '@app/common';
+
+/**
+ * Times every answered request into `atelier_http_request_duration_seconds`, labelled by the route pattern
+ * (`/v1/tasks/:id`, never the raw URL: one series per route) or `unknown` for paths no route matched.
+ * Scrapes of /metrics are left out, so that the exposition describes the traffic, not its own reading.
+ */
+export function recordRequestMetrics(fastify: FastifyInstance): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.is404 ? 'unknown' : (request.routeOptions.url ?? 'unknown');
+    if (route !== METRICS_PATH) {
+      httpRequestDuration.observe(
+        { method: request.method, route, status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+    }
+    done();
+  });
+}
+
+/**
+ * How this API serves its metrics, never to the public by default: with METRICS_TOKEN, `GET /metrics` on the
+ * API port for `Authorization: Bearer <token>` (401 otherwise); with METRICS_PORT, a listener of its own on
+ * HOST:METRICS_PORT, started when the API is ready and closed with it. Neither: /metrics answers 404. The route
+ * is Fastify's own, outside Nest's controllers, so it is not in the OpenAPI document.
+ */
+export function serveMetrics(fastify: FastifyInstance, config: AppConfig, errors: ErrorWriter): void {
+  const { metricsToken, metricsPort } = config;
+  if (metricsToken !== undefined) {
+    const expected = digest(metricsToken);
+    fastify.route({
+      method: 'GET',
+      url: METRICS_PATH,
+      // a probe to the request gate: scrapes do not spend the scraper's address budget
+      config: { atelierAccess: 'probe' },
+      handler: async (request, reply) => {
+        const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+          errors.write(
+            new ServiceException(given === undefined ? 'AUTH_REQUIRED' : 'AUTH_INVALID_KEY'),
+            request,
+            reply,
+          );
+          return reply;
+        }
+        return reply.type(METRICS_CONTENT_TYPE).send(await metricsText());
+      },
+    });
+  }
+  if (metricsPort !== 0) {
+    let server: Server | undefined;
+    fastify.addHook('onReady', async () => {
+      server = await startMetricsServer(config.host, metricsPort);
+    });
+    fastify.addHook('onClose', async () => {
+      const closing = server;
+      if (!closing) return;
+      closing.closeAllConnections();
+      await new Promise<void>((resolve) => closing.close(() => resolve()));
+    });
+  }
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

@@ -1,0 +1,109 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Every Prometheus metric of an Atelier process, in one registry per process (the API and each worker scrape
+ * their own). Listed in docs/operations.md ("Metrics"); names start with `atelier_`, times are in seconds.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'atelier_' });
+
+/** Seconds buckets of HTTP requests and task items: 5 ms to 2 min. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export const httpRequestDuration = new Histogram({
+  name: 'atelier_http_request_duration_seconds',
+  help: 'HTTP requests answered by the API, by method, route pattern (unmatched: "unknown") and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: DURATION_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/**
+ * The stages of one edit: `read` (download, storage object), `probe` (the header), `pixel_wait` (in line for the
+ * pixel gate), `pixels` (decode, operations, encode, models included), `write` (the result to its destination).
+ */
+export type EditStage = 'read' | 'probe' | 'pixel_wait' | 'pixels' | 'write';
+
+export const editStageDuration = new Histogram({
+  name: 'atelier_edit_stage_seconds',
+  help: 'Time of each stage of an edit (read, probe, pixel_wait, pixels, write), failed ones included.',
+  labelNames: ['stage'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [metricsRegistry],
+});
+
+/** Runs `work`, timing it as the edit stage `stage` whether it succeeds or fails. */
+export async function timedStage<T>(stage: EditStage, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    editStageDuration.observe({ stage }, (performance.now() - started) / 1000);
+  }
+}
+
+/** The gates of one process: `pixels` and `inputs` (EditAdmission), `scene` (SceneAdmission). */
+export type GateName = 'pixels' | 'inputs' | 'scene';
+
+export const gateInFlight = new Gauge({
+  name: 'atelier_gate_in_flight',
+  help: 'Requests holding a permit of an admission gate now, by gate (pixels, inputs, scene).',
+  labelNames: ['gate'] as const,
+  registers: [metricsRegistry],
+});
+
+export const gateQueued = new Gauge({
+  name: 'atelier_gate_queued',
+  help: 'Requests waiting in line at an admission gate now, by gate (pixels, inputs, scene).',
+  labelNames: ['gate'] as const,
+  registers: [metricsRegistry],
+});
+
+export const gateRefusals = new Counter({
+  name: 'atelier_gate_refusals_total',
+  help: 'Requests an admission gate refused with 503 (EDIT_BUSY, SCENE_BUSY), by gate (pixels, inputs, scene).',
+  labelNames: ['gate'] as const,
+  registers: [metricsRegistry],
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'atelier_rate_limit_refusals_total',
+  help: 'Requests refused with 429 by the per-key rate limit.',
+  registers: [metricsRegistry],
+});
+
+export const quotaRefusals = new Counter({
+  name: 'atelier_quota_refusals_total',
+  help: 'Requests refused with 402 because the key has spent its quota.',
+  registers: [metricsRegistry],
+});
+
+export const tasksCreated = new Counter({
+  name: 'atelier_tasks_created_total',
+  help: 'Tasks created, by kind (async, batch).',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const taskItems = new Counter({
+  name: 'atelier_task_items_total',
+  help: 'Task item runs ended, by status: DONE, FAILED, or retry (a transient failure queued again).',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const taskItemDuration = new Histogram({
+  name: 'atelier_task_item_duration_seconds',
+  help: 'Time of one task item run (read, edit, write), by status: DONE, FAILED or retry.',
+  labelNames: ['status'] as const,
+  buckets: DURATION_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/** The content type of {@link metricsText}. */
+export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
+
+/** The exposition text of this process's metrics. */
+export function metricsText(): Promise<string> {
+  return metricsRegistry.metrics();
+}

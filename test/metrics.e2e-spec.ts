@@ -1,0 +1,225 @@
+/**
+ * Prometheus metrics (docs/operations.md, "Metrics"): off unless configured, behind a token on the API port or
+ * on a listener of its own, and after known traffic the counters and histograms say what happened. The
+ * registry is one per process, and several apps run in this file's process: every check compares two scrapes.
+ */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quadrantsImage } from './fixtures/images';
+import { editImage } from './helpers/edit-client';
+import { call, client } from './helpers/http';
+import { startImageServer, type ImageServer } from './helpers/image-server';
+import type { RunningProcess } from './helpers/process';
+import { startWorkerFor, waitForTask } from './helpers/tasks';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+const TOKEN = 'metrics-token-0123456789abcdef';
+
+/** Samples of an exposition text: `name{labels} value` lines, comments left out. */
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+function parseExposition(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    samples.push({ name: match[1], labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+/** The sum of the samples named `name` whose labels include `labels`. */
+function total(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))
+    .reduce((sum, s) => sum + s.value, 0);
+}
+
+/** A port on 127.0.0.1 that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function scrape(url: string, token?: string): Promise<Sample[]> {
+  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseExposition(await response.text());
+}
+
+describe('GET /metrics, not configured', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  it('is off by default (404), even with a key, and is not in the OpenAPI document', async () => {
+    expect((await call(app.url, 'GET', '/metrics')).status).toBe(404);
+    expect((await call(app.url, 'GET', '/metrics', { key: app.adminKey })).status).toBe(404);
+    const document = await call(app.url, 'GET', '/docs/openapi.json');
+    expect(document.status).toBe(200);
+    expect(Object.keys(document.body.paths)).not.toContain('/metrics');
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
+  let app: TestApp;
+  let images: ImageServer;
+  let worker: RunningProcess | undefined;
+  let metricsUrl: string;
+  let workerMetricsUrl: string;
+
+  beforeAll(async () => {
+    images = await startImageServer();
+    images.put('/photo.png', await quadrantsImage({ format: 'png', width: 64, height: 48 }));
+    const port = await freePort();
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', METRICS_TOKEN: TOKEN, METRICS_PORT: String(port) });
+    const workerPort = await freePort();
+    workerMetricsUrl = `http://127.0.0.1:${workerPort}/metrics`;
+    worker = await startWorkerFor(app, { METRICS_PORT: String(workerPort), METRICS_TOKEN: '' });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await app?.close();
+    await images?.stop();
+  });
+
+  it('asks for the token on the API port: 401 without or with a wrong one, 200 with it', async () => {
+    const missing = await call(app.url, 'GET', '/metrics');
+    expect(missing.status).toBe(401);
+    expect(missing.body.error_code).toBe('111');
+    expect((await call(app.url, 'GET', '/metrics', { key: 'not-the-token' })).status).toBe(401);
+    // an API key, even the admin's, is not the metrics token
+    expect((await call(app.url, 'GET', '/metrics', { key: app.adminKey })).status).toBe(401);
+    const samples = await scrape(`${app.url}/metrics`, TOKEN);
+    expect(total(samples, 'atelier_process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('serves the same registry on its own port without a token, and nothing else there', async () => {
+    const samples = await scrape(metricsUrl);
+    expect(samples.some((s) => s.name === 'atelier_http_request_duration_seconds_count')).toBe(true);
+    expect((await fetch(metricsUrl.replace('/metrics', '/v1/keys'))).status).toBe(404);
+  });
+
+  it('counts known traffic: requests by route pattern and status, 429, 402, tasks and items', async () => {
+    const before = await scrape(metricsUrl);
+    const workerBefore = worker ? await scrape(workerMetricsUrl) : before;
+    const admin = client(app.url, app.adminKey);
+    const body = { input: images.url('/photo.png'), output: { format: 'png' } };
+    for (let i = 0; i < 3; i++) expect((await editImage(app, body)).status).toBe(200);
+    expect((await editImage(app, { input: images.url('/photo.png'), output: { format: 'nope' } })).status).toBe(422);
+    expect((await admin.get('/v1/no-such-route')).status).toBe(404);
+
+    const limited = await admin.post('/v1/keys', { name: 'tiny', scopes: ['admin'], rate_limit: { per_minute: 2 } });
+    const tiny = client(app.url, limited.body.data.key as string);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await tiny.get('/v1/keys')).status);
+    expect(statuses).toEqual([200, 200, 429]);
+
+    const quota = await admin.post('/v1/keys', { name: 'one', scopes: ['image_editing'], quota: 1 });
+    const one = quota.body.data.key as string;
+    expect((await editImage(app, body, one)).status).toBe(200);
+    expect((await editImage(app, body, one)).status).toBe(402);
+
+    const task = await admin.post('/v1/image/edit/async', body);
+    expect(task.status, task.text).toBe(200);
+    const done = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${task.body.data.id}`);
+    expect(done.status).toBe('DONE');
+
+    const after = await scrape(metricsUrl);
+    const grew = (name: string, labels: Record<string, string> = {}, samples = [before, after]) =>
+      total(samples[1], name, labels) - total(samples[0], name, labels);
+    const requests = (route: string, status: string, method = 'GET') =>
+      grew('atelier_http_request_duration_seconds_count', { method, route, status });
+    expect(requests('/v1/image/edit', '200', 'POST')).toBe(4);
+    expect(requests('/v1/image/edit', '422', 'POST')).toBe(1);
+    expect(requests('/v1/image/edit', '402', 'POST')).toBe(1);
+    expect(requests('unknown', '404')).toBe(1);
+    expect(requests('/v1/keys', '429')).toBe(1);
+    expect(requests('/v1/keys', '200')).toBe(2);
+    expect(requests('/v1/image/edit/async', '200', 'POST')).toBe(1);
+    // polls are counted under the route pattern, never the raw URL
+    expect(requests('/v1/image/edit/async/:id', '200')).toBeGreaterThanOrEqual(1);
+    expect(after.some((s) => /\/\d+$/.test(s.labels.route ?? ''))).toBe(false);
+    // the histogram's sum is in seconds: four small edits take well under a minute
+    const seconds = grew('atelier_http_request_duration_seconds_sum', { route: '/v1/image/edit', status: '200' });
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThan(60);
+    // every stage of each edit that ran: the four answered 200, and the async task's when the API ran it (the
+    // 422 and the 402 were refused before any stage)
+    for (const stage of ['read', 'probe', 'pixel_wait', 'pixels', 'write']) {
+      expect(grew('atelier_edit_stage_seconds_count', { stage }), stage).toBe(worker ? 4 : 5);
+    }
+    expect(grew('atelier_rate_limit_refusals_total')).toBe(1);
+    expect(grew('atelier_quota_refusals_total')).toBe(1);
+    expect(grew('atelier_tasks_created_total', { kind: 'async' })).toBe(1);
+    // the edits went through the pixel gate and left it empty
+    expect(after.some((s) => s.name === 'atelier_gate_in_flight' && s.labels.gate === 'pixels')).toBe(true);
+    expect(total(after, 'atelier_gate_in_flight', { gate: 'pixels' })).toBe(0);
+    expect(total(after, 'atelier_gate_queued', { gate: 'pixels' })).toBe(0);
+
+    // task items are counted where they run: the worker (scaled mode) or the API itself (embedded)
+    const workerAfter = worker ? await scrape(workerMetricsUrl) : after;
+    expect(grew('atelier_task_items_total', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
+    expect(grew('atelier_task_item_duration_seconds_count', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
+  });
+});
+
+describe('gate refusals', () => {
+  let app: TestApp;
+  let images: ImageServer;
+
+  beforeAll(async () => {
+    images = await startImageServer();
+    // 1 MiB of inputs at once and no line: a second download declaring 1 MiB is refused while the first stalls
+    app = await startTestApp({
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      METRICS_TOKEN: TOKEN,
+      EDIT_INPUT_BYTES: String(1024 * 1024),
+      EDIT_KEY_SHARE: '100',
+      EDIT_QUEUE_LIMIT: '0',
+      FETCH_TIMEOUT_MS: '3000',
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await images?.stop();
+  });
+
+  it('counts a 503 EDIT_BUSY of the inputs gate, and shows the held download in flight', async () => {
+    // the head is more than the fetcher sniffs, so that it goes on to hold the declared size
+    images.stall('/stalled.png', { declared: 1024 * 1024, head: Buffer.alloc(4096) });
+    const before = await scrape(`${app.url}/metrics`, TOKEN);
+    const body = (n: number) => ({ input: images.url(`/stalled.png?n=${n}`), output: { format: 'png' } });
+    const first = editImage(app, body(1));
+    // the first download holds its declared MiB once its headers came
+    const deadline = Date.now() + 10_000;
+    let held = 0;
+    while (held !== 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = total(await scrape(`${app.url}/metrics`, TOKEN), 'atelier_gate_in_flight', { gate: 'inputs' });
+    }
+    expect(held).toBe(1);
+    const refused = await editImage(app, body(2));
+    expect(refused.status, refused.text).toBe(503);
+    const after = await scrape(`${app.url}/metrics`, TOKEN);
+    const refusals = (samples: typeof after) => total(samples, 'atelier_gate_refusals_total', { gate: 'inputs' });
+    expect(refusals(after) - refusals(before)).toBe(1);
+    expect(total(after, 'atelier_http_request_duration_seconds_count', { status: '503' })).toBeGreaterThanOrEqual(1);
+    expect((await first).status).toBe(400);
+    const released = await scrape(`${app.url}/metrics`, TOKEN);
+    expect(total(released, 'atelier_gate_in_flight', { gate: 'inputs' })).toBe(0);
+  }, 30_000);
+});
