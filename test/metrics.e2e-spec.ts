@@ -170,6 +170,19 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(total(after, 'atelier_gate_in_flight', { gate: 'pixels' })).toBe(0);
     expect(total(after, 'atelier_gate_queued', { gate: 'pixels' })).toBe(0);
 
+    // scaled mode: the BullMQ queue's depth, read at the scrape (the task's jobs are done: none waits)
+    if (worker) {
+      for (const state of ['waiting', 'active', 'delayed', 'failed']) {
+        expect(
+          after.some((s) => s.name === 'atelier_queue_jobs' && s.labels.state === state),
+          state,
+        ).toBe(true);
+      }
+      expect(total(after, 'atelier_queue_jobs', { state: 'waiting' })).toBe(0);
+      expect(total(after, 'atelier_queue_oldest_waiting_seconds')).toBe(0);
+    } else {
+      expect(after.some((s) => s.name === 'atelier_queue_jobs')).toBe(false);
+    }
     // task items are counted where they run: the worker (scaled mode) or the API itself (embedded)
     const workerAfter = worker ? await scrape(workerMetricsUrl) : after;
     expect(grew('atelier_task_items_total', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);

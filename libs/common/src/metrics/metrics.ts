@@ -100,6 +100,56 @@ export const taskItemDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+/** What a task queue reports when scraped: its jobs by state, and the age of the oldest waiting job. */
+export interface QueueSnapshot {
+  jobs: Record<'waiting' | 'active' | 'delayed' | 'failed', number>;
+  /** Seconds since the oldest waiting job was queued; 0 when none waits. */
+  oldestWaitingSeconds: number;
+}
+
+/** The queue whose depth the scrape reads (BullMQ's, in a process that holds one); none: not exported. */
+let queueSource: (() => Promise<QueueSnapshot>) | undefined;
+let lastSnapshot: Promise<QueueSnapshot> | undefined;
+
+/** Registers the task queue read at each scrape (one per process; a later call replaces it). */
+export function setQueueSource(source: () => Promise<QueueSnapshot>): void {
+  queueSource = source;
+}
+
+/** Unregisters `source` (a closing queue), unless another has replaced it since. */
+export function clearQueueSource(source: () => Promise<QueueSnapshot>): void {
+  if (queueSource === source) queueSource = undefined;
+}
+
+/** One read of the queue per scrape, shared by the two gauges; a failed read reports nothing. */
+function snapshot(): Promise<QueueSnapshot | undefined> {
+  if (!queueSource) return Promise.resolve(undefined);
+  lastSnapshot ??= queueSource().finally(() => setTimeout(() => (lastSnapshot = undefined), 100));
+  return lastSnapshot.catch(() => undefined);
+}
+
+export const queueJobs = new Gauge({
+  name: 'atelier_queue_jobs',
+  help: 'Jobs of the BullMQ task queue, by state (waiting, active, delayed, failed), read at each scrape.',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    const read = await snapshot();
+    if (!read) return;
+    for (const [state, count] of Object.entries(read.jobs)) this.set({ state }, count);
+  },
+});
+
+export const queueOldestWaiting = new Gauge({
+  name: 'atelier_queue_oldest_waiting_seconds',
+  help: 'Age of the oldest waiting job of the BullMQ task queue (0: none waits), read at each scrape.',
+  registers: [metricsRegistry],
+  async collect() {
+    const read = await snapshot();
+    if (read) this.set(read.oldestWaitingSeconds);
+  },
+});
+
 /** The content type of {@link metricsText}. */
 export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
 

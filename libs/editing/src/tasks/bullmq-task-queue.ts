@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import { AppConfig } from '@app/common';
+import { AppConfig, clearQueueSource, setQueueSource, type QueueSnapshot } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
 import { TaskJobs, taskJobId, TaskQueue } from './task-queue';
 
@@ -26,7 +26,26 @@ export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown 
     this.connection = bullConnection(config.redisUrl!, 'atelier-queue');
     this.queue = new Queue(EDIT_QUEUE, { connection: this.connection, prefix: config.redisPrefix });
     this.queue.on('error', (error) => this.logger.error(`queue: ${error.message}`));
+    setQueueSource(this.depth);
   }
+
+  /** The queue's depth for the metrics (atelier_queue_jobs, atelier_queue_oldest_waiting_seconds). */
+  private readonly depth = async (): Promise<QueueSnapshot> => {
+    const [counts, oldest] = await Promise.all([
+      this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      this.queue.getJobs(['waiting'], 0, 0, true),
+    ]);
+    const queued = oldest[0]?.timestamp;
+    return {
+      jobs: {
+        waiting: counts.waiting ?? 0,
+        active: counts.active ?? 0,
+        delayed: counts.delayed ?? 0,
+        failed: counts.failed ?? 0,
+      },
+      oldestWaitingSeconds: queued === undefined ? 0 : Math.max(0, (Date.now() - queued) / 1000),
+    };
+  };
 
   private options(jobId: string): JobsOptions {
     return {
@@ -59,6 +78,7 @@ export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown 
 
   /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */
   async onApplicationShutdown(): Promise<void> {
+    clearQueueSource(this.depth);
     await this.queue.close();
     this.connection.disconnect();
   }
