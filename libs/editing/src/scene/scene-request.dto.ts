@@ -1,15 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsIn, IsOptional } from 'class-validator';
-import {
-  IsColour,
-  IsIntegerIn,
-  IsLocation,
-  IsNumberIn,
-  IsSideLengths,
-  IsStringOfLength,
-  LOCATION_MAX_LENGTH,
-  PADDING_RULE,
-} from '../dto/edit-values';
+import { IsColour, IsIntegerIn, IsLocation, IsStringOfLength, LOCATION_MAX_LENGTH } from '../dto/edit-values';
 import {
   AvifOptionsDto,
   JpegOptionsDto,
@@ -20,6 +11,9 @@ import {
   type OutputFormat,
 } from '../dto/format-options.dto';
 import { formatSchemas } from '../dto/output.dto';
+import { AbsoluteObjectDto, OriginalObjectDto, PaddingObjectDto, URL_PROPERTY } from './scene-object.dto';
+
+export * from './scene-object.dto';
 
 /**
  * The body of `POST /v1/scene/create` for the OpenAPI document and for the shape of each variant. Unions (the
@@ -65,7 +59,6 @@ export const GUIDELINES_LENGTH = { min: 3, max: 1000 } as const;
 export const STEPS_RANGE = { min: 1, max: 49 } as const;
 export const IMAGES_RANGE = { min: 1, max: 4 } as const;
 
-const URL_PROPERTY = { minLength: 1, maxLength: LOCATION_MAX_LENGTH } as const;
 const MODEL_PROPERTY = {
   enum: SCENE_MODELS,
   default: 'v1',
@@ -78,82 +71,6 @@ const RATIO_PROPERTY = {
   description: 'The output aspect ratio; the size follows from `output.resolution` (1 MP: 1024x1024 for 1:1).',
 } as const;
 const TEXT_PROPERTY = { minLength: SCENE_TEXT_LENGTH.min, maxLength: SCENE_TEXT_LENGTH.max } as const;
-
-export class PositionDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0.5, description: '0 is the left edge, 1 the right edge.' })
-  @IsOptional()
-  @IsNumberIn(0, 1)
-  x?: number;
-
-  @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0.5, description: '0 is the bottom edge, 1 the top edge.' })
-  @IsOptional()
-  @IsNumberIn(0, 1)
-  y?: number;
-}
-
-export class AbsoluteObjectDto {
-  @ApiProperty({
-    ...URL_PROPERTY,
-    description:
-      'The product image: an http(s) URL or `storage://<storage_name>/<path>`. An image with a transparent background is placed as it is; otherwise the object is cut out first.',
-    example: 'https://example.com/images/bottle.png',
-  })
-  @IsLocation(LOCATION_MAX_LENGTH, 'refuse')
-  image_url: string;
-
-  @ApiPropertyOptional({ enum: ['absolute'], default: 'absolute' })
-  @IsOptional()
-  @IsIn(['absolute'])
-  placement_type?: 'absolute';
-
-  @ApiPropertyOptional({ minimum: 0, maximum: 360, default: 0, description: 'Clockwise, in degrees.' })
-  @IsOptional()
-  @IsNumberIn(0, 360)
-  rotation_degree?: number;
-
-  @ApiPropertyOptional({
-    minimum: 0.01,
-    maximum: 1,
-    default: 1,
-    description:
-      'The object size relative to the scene: 1 fits the object to the scene edges, 0.5 to half of them. The integers 0 and 1 are also accepted (0 as 0.01).',
-  })
-  @IsOptional()
-  @Allow()
-  scale?: number;
-
-  @ApiPropertyOptional({ type: () => PositionDto, description: 'Where the object centre goes. Default: the centre.' })
-  @IsOptional()
-  @Allow()
-  position?: PositionDto;
-}
-
-export class OriginalObjectDto {
-  @ApiProperty({ ...URL_PROPERTY, description: 'The product image, placed as it is framed in its own image.' })
-  @IsLocation(LOCATION_MAX_LENGTH, 'refuse')
-  image_url: string;
-
-  @ApiProperty({ enum: ['original'] })
-  @IsIn(['original'])
-  placement_type: 'original';
-}
-
-export class PaddingObjectDto {
-  @ApiProperty({ ...URL_PROPERTY, description: 'The product image.' })
-  @IsLocation(LOCATION_MAX_LENGTH, 'refuse')
-  image_url: string;
-
-  @ApiProperty({ enum: ['padding'] })
-  @IsIn(['padding'])
-  placement_type: 'padding';
-
-  @ApiProperty({
-    description: `Space around the object, as for the edit's padding: ${PADDING_RULE}. Percentages are of the scene's sides; each value at most half of its side.`,
-    example: '10%',
-  })
-  @IsSideLengths(true)
-  padding: string;
-}
 
 export class AdvancedPromptDto {
   @ApiPropertyOptional({ ...TEXT_PROPERTY, description: 'The prompt. Not allowed when `generate` is true.' })
