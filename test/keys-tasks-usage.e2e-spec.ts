@@ -85,6 +85,9 @@ describe('PATCH /v1/keys/{id}', () => {
     expect((await operator.patch('/v1/keys/999999', { name: 'nobody' })).status).toBe(404);
     expect((await operator.patch(`/v1/keys/${created.id}`, {})).status).toBe(422);
     expect((await operator.patch(`/v1/keys/${created.id}`, { quota: -1 })).status).toBe(422);
+    // a name is printable text (PostgreSQL refuses NUL in text: found by the fuzz suite as a 500)
+    expect((await operator.post('/v1/keys', { name: 'a\u0000b', scopes: ['storage'] })).status).toBe(422);
+    expect((await operator.patch(`/v1/keys/${created.id}`, { name: 'tab\there' })).status).toBe(422);
   });
 });
 

@@ -17,6 +17,10 @@ import {
 import { ACCOUNT_NAME_PATTERN, ACCOUNT_NAME_RULE, SCOPES, type Scope } from '@app/database';
 import type { CreateKeyInput } from '../keys.service';
 
+/** A key's name is a label: printable text (PostgreSQL refuses NUL in text; control characters garble logs and lists). */
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+const NAME_RULE = '$property must not contain control characters';
+
 export class RateLimitOverrideDto {
   @ApiPropertyOptional({
     description:
@@ -47,6 +51,7 @@ export class CreateKeyDto {
   @ApiProperty({ description: 'A label for the key.', minLength: 1, maxLength: 100, example: 'catalogue pipeline' })
   @IsString()
   @Length(1, 100)
+  @Matches(NO_CONTROL_CHARACTERS, { message: NAME_RULE })
   name: string;
 
   @ApiProperty({ description: 'What the key may do; `admin` includes everything.', enum: SCOPES, isArray: true })
@@ -103,6 +108,7 @@ export class UpdateKeyDto {
   @IsOptional()
   @IsString()
   @Length(1, 100)
+  @Matches(NO_CONTROL_CHARACTERS, { message: NAME_RULE })
   name?: string;
 
   @ApiPropertyOptional({
