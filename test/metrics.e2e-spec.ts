@@ -12,6 +12,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -57,6 +58,16 @@ async function scrape(url: string, token?: string): Promise<Sample[]> {
   return parseExposition(await response.text());
 }
 
+/** Scrapes until `ready` holds (at most 5 s), and returns the last scrape. */
+async function scrapeUntil(url: string, ready: (samples: Sample[]) => boolean): Promise<Sample[]> {
+  let samples = await scrape(url);
+  for (let i = 0; i < 50 && !ready(samples); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    samples = await scrape(url);
+  }
+  return samples;
+}
+
 describe('GET /metrics, not configured', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -76,6 +87,7 @@ describe('GET /metrics, not configured', () => {
 describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
   let app: TestApp;
   let images: ImageServer;
+  let receiver: WebhookReceiver;
   let worker: RunningProcess | undefined;
   let metricsUrl: string;
   let workerMetricsUrl: string;
@@ -83,6 +95,7 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
   beforeAll(async () => {
     images = await startImageServer();
     images.put('/photo.png', await quadrantsImage({ format: 'png', width: 64, height: 48 }));
+    receiver = await startWebhookReceiver();
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', METRICS_TOKEN: TOKEN, METRICS_PORT: String(port) });
@@ -94,6 +107,7 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     await worker?.stop();
     await app?.close();
     await images?.stop();
+    await receiver?.stop();
   });
 
   it('asks for the token on the API port: 401 without or with a wrong one, 200 with it', async () => {
@@ -113,7 +127,7 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect((await fetch(metricsUrl.replace('/metrics', '/v1/keys'))).status).toBe(404);
   });
 
-  it('counts known traffic: requests by route pattern and status, 429, 402, tasks and items', async () => {
+  it('counts known traffic: requests by route pattern and status, 429, 402, tasks, items and webhooks', async () => {
     const before = await scrape(metricsUrl);
     const workerBefore = worker ? await scrape(workerMetricsUrl) : before;
     const admin = client(app.url, app.adminKey);
@@ -133,10 +147,11 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect((await editImage(app, body, one)).status).toBe(200);
     expect((await editImage(app, body, one)).status).toBe(402);
 
-    const task = await admin.post('/v1/image/edit/async', body);
+    const task = await admin.post('/v1/image/edit/async', { ...body, webhook_url: receiver.url('/done') });
     expect(task.status, task.text).toBe(200);
     const done = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${task.body.data.id}`);
     expect(done.status).toBe('DONE');
+    await receiver.received('/done', 1);
 
     const after = await scrape(metricsUrl);
     const grew = (name: string, labels: Record<string, string> = {}, samples = [before, after]) =>
@@ -184,9 +199,18 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
       expect(after.some((s) => s.name === 'atelier_queue_jobs')).toBe(false);
     }
     // task items are counted where they run: the worker (scaled mode) or the API itself (embedded)
-    const workerAfter = worker ? await scrape(workerMetricsUrl) : after;
+    // the delivery is counted once the receiver's answer is read, a moment after it arrived
+    const delivered = (samples: Sample[]) => total(samples, 'atelier_webhook_deliveries_total');
+    const workerAfter = await scrapeUntil(worker ? workerMetricsUrl : metricsUrl, (samples) => {
+      return delivered(samples) > delivered(workerBefore);
+    });
     expect(grew('atelier_task_items_total', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
     expect(grew('atelier_task_item_duration_seconds_count', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
+    // the webhook is delivered where tasks run, once, answered 200 at the first attempt
+    const workerSamples = [workerBefore, workerAfter];
+    expect(grew('atelier_webhook_deliveries_total', { outcome: 'delivered' }, workerSamples)).toBe(1);
+    expect(grew('atelier_webhook_deliveries_total', { outcome: 'retry' }, workerSamples)).toBe(0);
+    expect(grew('atelier_webhook_delivery_seconds_count', { outcome: 'delivered' }, workerSamples)).toBe(1);
   });
 });
 

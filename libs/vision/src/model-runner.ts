@@ -1,5 +1,11 @@
 import { Piscina } from 'piscina';
-import { builtWorkerFile, ServiceException } from '@app/common';
+import {
+  builtWorkerFile,
+  modelBusyRefusals,
+  modelInferenceDuration,
+  modelLoadDuration,
+  ServiceException,
+} from '@app/common';
 import { ModelFileError, verifyModelFile, type ModelFile } from './model-file';
 
 /**
@@ -82,6 +88,7 @@ export class ModelRunner<Job extends object = object> {
    */
   async run<R>(job: Job, transferList?: ArrayBuffer[]): Promise<R> {
     if (this.pending > this.options.queueLimit) {
+      modelBusyRefusals.inc({ model: this.name });
       throw new ServiceException(
         'MODEL_BUSY',
         `The ${this.name} model is busy: ${this.pending} inferences are running or waiting; retry shortly.`,
@@ -92,7 +99,15 @@ export class ModelRunner<Job extends object = object> {
     this.pending++;
     try {
       await this.load();
-      return (await this.pool!.run({ session: this.options.session, ...job }, { transferList })) as R;
+      const started = performance.now();
+      let outcome = 'error';
+      try {
+        const result = (await this.pool!.run({ session: this.options.session, ...job }, { transferList })) as R;
+        outcome = 'ok';
+        return result;
+      } finally {
+        modelInferenceDuration.observe({ model: this.name, outcome }, (performance.now() - started) / 1000);
+      }
     } catch (error) {
       if (error instanceof ServiceException) throw error;
       throw this.failedOn(error);
@@ -103,7 +118,15 @@ export class ModelRunner<Job extends object = object> {
 
   /** Verifies, loads and warms the model once; later calls wait for the same load. */
   load(): Promise<void> {
-    this.loading ??= this.loadOnce();
+    if (!this.loading) {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      this.loading = this.loadOnce();
+      this.loading.then(
+        () => modelLoadDuration.observe({ model: this.name, outcome: 'loaded' }, seconds()),
+        () => modelLoadDuration.observe({ model: this.name, outcome: 'failed' }, seconds()),
+      );
+    }
     return this.loading;
   }
 

@@ -100,6 +100,59 @@ export const taskItemDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const webhookDeliveries = new Counter({
+  name: 'atelier_webhook_deliveries_total',
+  help: 'Webhook delivery attempts of ended tasks, by outcome: delivered, retry (a transient failure, tried again later) or failed (given up).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookDeliveryDuration = new Histogram({
+  name: 'atelier_webhook_delivery_seconds',
+  help: 'Time of one webhook delivery attempt (body built, signed, sent, answered), by outcome.',
+  labelNames: ['outcome'] as const,
+  buckets: DURATION_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/** Seconds buckets of model inference and scene stages: 1 ms to 2 min. */
+const WORK_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export const modelInferenceDuration = new Histogram({
+  name: 'atelier_model_inference_seconds',
+  help: "Time of one inference on a model's worker thread (waiting behind others included; loading not), by model and outcome (ok, error).",
+  labelNames: ['model', 'outcome'] as const,
+  buckets: WORK_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const modelLoadDuration = new Histogram({
+  name: 'atelier_model_load_seconds',
+  help: 'Time to verify, load and warm up a model at its first use, by model and outcome (loaded, failed).',
+  labelNames: ['model', 'outcome'] as const,
+  buckets: WORK_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const modelBusyRefusals = new Counter({
+  name: 'atelier_model_busy_refusals_total',
+  help: "Inferences refused with 503 MODEL_BUSY because the model's queue was full, by model.",
+  labelNames: ['model'] as const,
+  registers: [metricsRegistry],
+});
+
+/**
+ * The stages of a scene (POST /v1/scene/create), as its `profiling` reports them: fetch, queue (the scene gate),
+ * decode, cutout, place, template, generate (the generative backend), compose, encode, write.
+ */
+export const sceneStageDuration = new Histogram({
+  name: 'atelier_scene_stage_seconds',
+  help: 'Time of each stage of a scene that succeeded (fetch, queue, decode, cutout, place, template, generate, compose, encode, write).',
+  labelNames: ['stage'] as const,
+  buckets: WORK_BUCKETS,
+  registers: [metricsRegistry],
+});
+
 /** What a task queue reports when scraped: its jobs by state, and the age of the oldest waiting job. */
 export interface QueueSnapshot {
   jobs: Record<'waiting' | 'active' | 'delayed' | 'failed', number>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, sceneStageDuration, ServiceException } from '@app/common';
 import { estimateSceneMemory, ImagePipeline, type SceneSource } from '@app/image-pipeline';
 import { EditAdmission } from '../admission/edit-admission';
 import { AdmissionGate } from '../admission/admission-gate';
@@ -150,6 +150,7 @@ export class SceneExecutor {
         output.push(await this.results.write(image, destination, `${base}-${index + 1}`));
       }
       Object.assign(stages, outcome.stages, { write: Math.round(performance.now() - written) });
+      for (const [stage, ms] of Object.entries(stages)) sceneStageDuration.observe({ stage }, ms / 1000);
       const probe = objectSource.probe;
       return {
         input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),

@@ -1,5 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, mediaTypeOfExtension, taskItemDuration, taskItems } from '@app/common';
+import {
+  AppConfig,
+  mediaTypeOfExtension,
+  taskItemDuration,
+  taskItems,
+  webhookDeliveries,
+  webhookDeliveryDuration,
+} from '@app/common';
 import type { EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
@@ -111,11 +118,21 @@ export class TaskRunner {
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task?.webhookUrl || !isFinal(task) || task.webhookState !== 'pending') return;
+    const started = performance.now();
+    const attempt = (outcome: 'delivered' | 'retry' | 'failed') => {
+      webhookDeliveries.inc({ outcome });
+      webhookDeliveryDuration.observe({ outcome }, (performance.now() - started) / 1000);
+    };
     try {
       await this.webhooks.send(task, task.webhookUrl, { data: await this.view(task) });
+      attempt('delivered');
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {
-      if (!finalAttempt && isTransient(error)) throw error;
+      if (!finalAttempt && isTransient(error)) {
+        attempt('retry');
+        throw error;
+      }
+      attempt('failed');
       this.logger.warn(
         `task ${taskId}: webhook ${describeUrl(task.webhookUrl)} not delivered: ${failureMessage(error)}`,
       );
