@@ -158,6 +158,17 @@ describe('docker-compose.yml: the reverse proxy in front of the API', () => {
     expect(api.publicBaseUrl).toBe(`https://${site![1]}`);
   });
 
+  it('serves the presigned URLs of temporary results on its address, passing only their reads to the store', () => {
+    const api = loadConfig(containerEnvironment('api'));
+    const bucket = api.temporaryBucket!;
+    // Presigned URLs name the proxy's origin, path-style: /<bucket>/<prefix>/<name>.
+    expect(bucket.publicEndpoint).toBe(new URL(api.publicBaseUrl).origin);
+    const matcher = /@temporary \{\s*method GET HEAD\s+path (\S+)\s*\}/.exec(caddyfile);
+    expect(matcher?.[1]).toBe(`/${bucket.bucket}/${bucket.prefix}/*`);
+    const store = new URL(bucket.endpoint!);
+    expect(caddyfile).toMatch(new RegExp(`handle @temporary \\{\\s*reverse_proxy ${store.host}\\s*\\}`));
+  });
+
   it('gives the api and the worker an environment the typed configuration accepts, with TRUST_PROXY on the api', () => {
     const api = loadConfig(containerEnvironment('api'));
     expect(api.trustProxy).toBe(true);
