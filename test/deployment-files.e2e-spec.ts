@@ -222,6 +222,9 @@ describe('the image build', () => {
     const api = startScript('api');
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile);
     expect(JSON.parse(cmd![1])).toEqual(['node', ...api.nodeOptions, api.entry]);
+    // The header's example of the worker, as `npm run start:worker`.
+    const worker = startScript('worker');
+    expect(dockerfile).toContain(`docker run atelier ${['node', ...worker.nodeOptions, worker.entry].join(' ')}`);
     for (const [variable, value] of Object.entries({ ...api.env, ...startScript('worker').env })) {
       expect(dockerfile).toMatch(new RegExp(`^(ENV|    ) *${variable}=${value}\\b`, 'm'));
     }
