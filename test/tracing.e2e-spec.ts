@@ -1,0 +1,235 @@
+/**
+ * OpenTelemetry tracing (docs/operations.md, "Tracing"): the built API (and, with REDIS_URL, the built worker)
+ * export to a fake OTLP/HTTP collector on loopback, and one trace connects the client's request, the queue hop,
+ * the edit's stages and the storage calls. Off unless configured: a disabled process exports nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quadrantsImage } from './fixtures/images';
+import { call, client } from './helpers/http';
+import { startOtlpCollector, SpanKinds, type ExportedSpan, type OtlpCollector } from './helpers/otlp-collector';
+import { startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
+import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
+import { startWorker, waitForTask } from './helpers/tasks';
+import { scratchEnvironment } from './helpers/test-app';
+
+const IN = 'trace-in';
+const OUT = 'trace-out';
+/** The collector's credential, sent by the exporter from OTEL_EXPORTER_OTLP_HEADERS; never to appear elsewhere. */
+const COLLECTOR_TOKEN = `collector-${randomBytes(12).toString('hex')}`;
+
+let s3: S3TestServer;
+let collector: OtlpCollector;
+let api: RunningApi;
+let worker: RunningProcess | undefined;
+let env: Record<string, string | undefined>;
+let cleanup: () => Promise<void>;
+const scaled = () => env.REDIS_URL !== undefined;
+
+/** Polls the collector until `ready` holds for the spans exported so far (at most 10 s). */
+async function spansUntil(ready: (spans: ExportedSpan[]) => boolean): Promise<ExportedSpan[]> {
+  for (let i = 0; i < 100 && !ready(collector.spans); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  return collector.spans;
+}
+
+/** The one span of `trace` named `name` (fails when there is none or several). */
+function only(spans: ExportedSpan[], name: string): ExportedSpan {
+  const found = spans.filter((span) => span.name === name);
+  expect(
+    found.map((span) => span.name),
+    `spans: ${spans.map((span) => span.name).join(', ')}`,
+  ).toEqual([name]);
+  return found[0];
+}
+
+/** Whether `span` descends from `ancestor` through its parents within `spans`. */
+function descendsFrom(spans: ExportedSpan[], span: ExportedSpan, ancestor: ExportedSpan): boolean {
+  const byId = new Map(spans.map((each) => [each.spanId, each]));
+  for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) {
+    if (parent.spanId === ancestor.spanId) return true;
+  }
+  return false;
+}
+
+beforeAll(async () => {
+  [s3, collector] = await Promise.all([startS3Server([IN, OUT]), startOtlpCollector()]);
+  const scratch = await scratchEnvironment({
+    FETCH_ALLOW_HOSTS: '127.0.0.1',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_TOKEN}`,
+    // Spans leave 50 ms after they end, so that the test sees them without a shutdown.
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    LOG_FORMAT: 'json',
+  });
+  env = scratch.env;
+  cleanup = scratch.cleanup;
+  api = await startApiProcess(env);
+  if (scaled()) worker = await startWorker({ ...env, PUBLIC_BASE_URL: api.url });
+  await s3.client.send(
+    new PutObjectCommand({ Bucket: IN, Key: 'red.jpg', Body: await quadrantsImage({ format: 'jpeg' }) }),
+  );
+  for (const [name, bucket] of [
+    ['in', IN],
+    ['out', OUT],
+  ]) {
+    const res = await client(api.url, env.ADMIN_API_KEY!).post('/v1/storage/storages', s3StorageBody(s3, name, bucket));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+}, 90_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await api?.stop();
+  await Promise.all([s3?.stop(), collector?.close()]);
+  await cleanup?.();
+});
+
+describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
+  it('follows an async edit from the request through the queue to the storage in one trace', async () => {
+    const clientTrace = randomBytes(16).toString('hex');
+    const clientSpan = randomBytes(8).toString('hex');
+    const res = await call(api.url, 'POST', '/v1/image/edit/async', {
+      key: env.ADMIN_API_KEY,
+      headers: { traceparent: `00-${clientTrace}-${clientSpan}-01` },
+      body: {
+        input: 'storage://in/red.jpg',
+        operations: { resizing: { width: 32, fit: 'bounds' } },
+        output: { destination: 'storage://out/traced/red.png', format: 'png' },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const task = await waitForTask(api.url, env.ADMIN_API_KEY!, `/v1/image/edit/async/${res.body.data.id}`);
+    expect(task.status).toBe('DONE');
+
+    const inTrace = () => collector.spans.filter((span) => span.traceId === clientTrace);
+    await spansUntil(() => inTrace().some((span) => span.name === 'storage.write'));
+    const spans = inTrace();
+
+    // The client's traceparent is continued: the server span is its child, named by the route pattern.
+    const server = only(spans, 'POST /v1/image/edit/async');
+    expect(server).toMatchObject({ service: 'atelier-api', kind: SpanKinds.server, parentSpanId: clientSpan });
+    expect(server.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/image/edit/async',
+      'http.response.status_code': 200,
+    });
+
+    // The queue hop: the API sends the listing job, which the worker (the API itself when embedded) processes.
+    const workerService = scaled() ? 'atelier-worker' : 'atelier-api';
+    const expand = only(spans, 'process task-expand');
+    const item = only(spans, 'process task-item');
+    expect(expand).toMatchObject({ service: workerService, kind: SpanKinds.consumer });
+    expect(item).toMatchObject({ service: workerService, kind: SpanKinds.consumer });
+    expect(item.attributes).toMatchObject({
+      'messaging.system': scaled() ? 'bullmq' : 'in-process',
+      'messaging.destination.name': 'image-edit',
+      'atelier.task.id': Number(res.body.data.id),
+      'atelier.task.item': 0,
+      'atelier.job.attempt': 1,
+    });
+    if (scaled()) {
+      const send = only(spans, 'send task-expand');
+      expect(send).toMatchObject({ service: 'atelier-api', kind: SpanKinds.producer, parentSpanId: server.spanId });
+      expect(expand.parentSpanId).toBe(send.spanId);
+      expect(only(spans, 'send task-item').parentSpanId).toBe(expand.spanId);
+      expect(item.attributes['messaging.message.id']).toBe(`task-${res.body.data.id}-item-0`);
+    } else {
+      expect(spans.filter((span) => span.name.startsWith('send '))).toEqual([]);
+      expect(expand.parentSpanId).toBe(server.spanId);
+    }
+    expect(descendsFrom(spans, item, expand)).toBe(true);
+
+    // The edit's stages, in the item's span, and the storage calls in theirs.
+    for (const stage of ['edit.read', 'edit.probe', 'edit.pixel_wait', 'edit.pixels', 'edit.write']) {
+      expect(only(spans, stage).parentSpanId, stage).toBe(item.spanId);
+    }
+    expect(only(spans, 'edit.probe').attributes).toMatchObject({
+      'atelier.image.format': 'jpeg',
+      'atelier.image.width': 64,
+      'atelier.image.height': 48,
+    });
+    const read = only(spans, 'storage.read');
+    const write = only(spans, 'storage.write');
+    expect(read.parentSpanId).toBe(only(spans, 'edit.read').spanId);
+    expect(write.parentSpanId).toBe(only(spans, 'edit.write').spanId);
+    expect(write).toMatchObject({ kind: SpanKinds.client, service: workerService });
+    expect(write.attributes).toMatchObject({ 'atelier.storage.type': 's3', 'atelier.storage.operation': 'write' });
+    const stored = await s3.client.send(new HeadObjectCommand({ Bucket: OUT, Key: 'traced/red.png' }));
+    expect(write.attributes['atelier.storage.bytes']).toBe(stored.ContentLength);
+    for (const span of spans) {
+      expect(span.endNanos >= span.startNanos, span.name).toBe(true);
+      expect(span.statusCode, span.name).not.toBe(2);
+    }
+
+    // Nothing secret nor a value of the request in any attribute: no key, bucket, object path or endpoint.
+    const attributes = JSON.stringify(collector.spans.map((span) => span.attributes));
+    for (const secret of [env.ADMIN_API_KEY!, s3.secretKey, s3.accessKey, COLLECTOR_TOKEN, s3.endpoint]) {
+      expect(attributes).not.toContain(secret);
+    }
+    for (const value of [IN, OUT, 'red.jpg', 'traced/', 'storage://']) expect(attributes).not.toContain(value);
+  });
+
+  it('names spans by route pattern, starts a trace without a traceparent, and leaves health probes out', async () => {
+    const created = await call(api.url, 'POST', '/v1/image/edit/async', {
+      key: env.ADMIN_API_KEY,
+      body: { input: 'storage://in/missing.jpg', output: { destination: 'storage://out/x.png' } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = String(created.body.data.id);
+    expect((await call(api.url, 'GET', `/v1/image/edit/async/${id}`, { key: env.ADMIN_API_KEY })).status).toBe(200);
+    expect((await call(api.url, 'GET', '/health/live')).status).toBe(200);
+    const named = (span: ExportedSpan) => span.name === 'GET /v1/image/edit/async/:id';
+    const spans = await spansUntil((all) => all.some(named));
+    const get = spans.find(named)!;
+    expect(get).toMatchObject({ parentSpanId: '', kind: SpanKinds.server });
+    expect(get.attributes['http.route']).toBe('/v1/image/edit/async/:id');
+    expect(spans.filter((span) => span.name.includes(`/${id}`) || span.name.includes('/health'))).toEqual([]);
+
+    // The item fails for good (the object does not exist): its spans say so by the catalogue name only.
+    await waitForTask(api.url, env.ADMIN_API_KEY!, `/v1/image/edit/async/${id}`);
+    const failedRead = (span: ExportedSpan) =>
+      span.name === 'storage.read' && span.attributes['error.type'] === 'STORAGE_OBJECT_NOT_FOUND';
+    const failed = (await spansUntil((all) => all.some(failedRead))).find(failedRead);
+    expect(failed?.statusCode).toBe(2);
+    expect(JSON.stringify(collector.spans.map((span) => span.attributes))).not.toContain('missing.jpg');
+  });
+
+  it('sends the configured headers to the collector, which the processes never log', () => {
+    expect(collector.refused).toEqual([]);
+    expect(collector.requests.length).toBeGreaterThan(0);
+    for (const headers of collector.requests) expect(headers.authorization).toBe(`Bearer ${COLLECTOR_TOKEN}`);
+    expect(api.output()).toContain(`Tracing: spans of atelier-api to ${collector.endpoint}/v1/traces`);
+    for (const output of [api.output(), worker?.output() ?? '']) expect(output).not.toContain(COLLECTOR_TOKEN);
+  });
+});
+
+describe('tracing off', () => {
+  for (const [label, variables] of [
+    ['OTEL_SDK_DISABLED=true', { OTEL_SDK_DISABLED: 'true' }],
+    ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],
+  ] as const) {
+    it(`exports nothing with ${label}, even with an endpoint, and serves as usual`, async () => {
+      const idle = await startOtlpCollector();
+      const scratch = await scratchEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: idle.endpoint, ...variables });
+      const off = await startApiProcess({ ...scratch.env, OTEL_BSP_SCHEDULE_DELAY: '1' });
+      try {
+        const res = await call(off.url, 'POST', '/v1/image/edit', {
+          key: scratch.env.ADMIN_API_KEY,
+          body: { input: `${off.url}/samples/mug.jpg`, operations: { resizing: { width: 16 } } },
+          headers: { traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.data.output.width).toBe(16);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(idle.requests).toEqual([]);
+        expect(off.output()).not.toContain('Tracing:');
+      } finally {
+        await off.stop();
+        await idle.close();
+        await scratch.cleanup();
+      }
+      expect(idle.requests).toEqual([]);
+    });
+  }
+});
