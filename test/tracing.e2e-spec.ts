@@ -4,10 +4,11 @@
  * the edit's stages and the storage calls. Off unless configured: a disabled process exports nothing.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
-import { call, client } from './helpers/http';
+import { call, client, type ApiResponse } from './helpers/http';
 import { startOtlpCollector, SpanKinds, type ExportedSpan, type OtlpCollector } from './helpers/otlp-collector';
 import { startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
@@ -26,6 +27,30 @@ let worker: RunningProcess | undefined;
 let env: Record<string, string | undefined>;
 let cleanup: () => Promise<void>;
 const scaled = () => env.REDIS_URL !== undefined;
+
+/**
+ * POSTs JSON with its body 100 ms after its head, as a slow client does: Fastify then reads the body in later
+ * events of the socket, and the handler must still run in the request's trace.
+ */
+function postInTwoParts(url: string, headers: Record<string, string>, body: unknown): Promise<ApiResponse> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let answer = '';
+      res.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: new Headers(), body: JSON.parse(answer), text: answer }),
+      );
+    });
+    req.flushHeaders();
+    setTimeout(() => req.end(text), 100);
+  });
+}
 
 /** Polls the collector until `ready` holds for the spans exported so far (at most 10 s). */
 async function spansUntil(ready: (spans: ExportedSpan[]) => boolean): Promise<ExportedSpan[]> {
@@ -89,21 +114,23 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   it('follows an async edit from the request through the queue to the storage in one trace', async () => {
     const clientTrace = randomBytes(16).toString('hex');
     const clientSpan = randomBytes(8).toString('hex');
-    const res = await call(api.url, 'POST', '/v1/image/edit/async', {
-      key: env.ADMIN_API_KEY,
-      headers: { traceparent: `00-${clientTrace}-${clientSpan}-01` },
-      body: {
+    const res = await postInTwoParts(
+      `${api.url}/v1/image/edit/async`,
+      { authorization: `Bearer ${env.ADMIN_API_KEY}`, traceparent: `00-${clientTrace}-${clientSpan}-01` },
+      {
         input: 'storage://in/red.jpg',
         operations: { resizing: { width: 32, fit: 'bounds' } },
         output: { destination: 'storage://out/traced/red.png', format: 'png' },
       },
-    });
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = await waitForTask(api.url, env.ADMIN_API_KEY!, `/v1/image/edit/async/${res.body.data.id}`);
     expect(task.status).toBe('DONE');
 
     const inTrace = () => collector.spans.filter((span) => span.traceId === clientTrace);
-    await spansUntil(() => inTrace().some((span) => span.name === 'storage.write'));
+    // Spans end in their own order across two processes: wait for the last of each kind.
+    const awaited = ['process task-expand', 'process task-item', 'edit.write', 'storage.write'];
+    await spansUntil(() => awaited.every((name) => inTrace().some((span) => span.name === name)));
     const spans = inTrace();
 
     // The client's traceparent is continued: the server span is its child, named by the route pattern.
@@ -201,6 +228,34 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     for (const headers of collector.requests) expect(headers.authorization).toBe(`Bearer ${COLLECTOR_TOKEN}`);
     expect(api.output()).toContain(`Tracing: spans of atelier-api to ${collector.endpoint}/v1/traces`);
     for (const output of [api.output(), worker?.output() ?? '']) expect(output).not.toContain(COLLECTOR_TOKEN);
+  });
+});
+
+describe('tracing at shutdown', () => {
+  it('sends the spans still waiting when the process stops (SIGTERM)', async () => {
+    const late = await startOtlpCollector();
+    const scratch = await scratchEnvironment({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${late.endpoint}/v1/traces`,
+      // nothing leaves on the schedule during the test: only the flush at shutdown can send it
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      OTEL_SERVICE_NAME: 'atelier-api-eu',
+    });
+    const running = await startApiProcess(scratch.env);
+    try {
+      const res = await call(running.url, 'GET', '/v1/image/edit/async/999999', { key: scratch.env.ADMIN_API_KEY });
+      expect(res.status).toBe(404);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(late.spans).toEqual([]);
+      await running.stop();
+      expect(await running.exited).toBe(0);
+      const get = late.spans.find((span) => span.name === 'GET /v1/image/edit/async/:id');
+      expect(get).toMatchObject({ service: 'atelier-api-eu', kind: SpanKinds.server, statusCode: 0 });
+      expect(get?.attributes['http.response.status_code']).toBe(404);
+    } finally {
+      await running.stop();
+      await late.close();
+      await scratch.cleanup();
+    }
   });
 });
 

@@ -15,8 +15,8 @@ import { routeAccess } from '../auth/route-access';
  * route pattern (`POST /v1/image/edit/async`, `GET /v1/image/edit/async/:id`; the method alone where no route
  * matched), never the raw URL, whose path and query carry ids and values. A valid W3C `traceparent` from the
  * client is continued. Health probes and /metrics scrapes (probe routes) are not traced. The span's context is
- * made active in `onRequest` and again in `preValidation`: Fastify reads the body in the socket's own
- * asynchronous context, which would leave the handler outside the trace.
+ * made active in `onRequest` for the rest of the request: Fastify runs the body parser's callback in the
+ * asynchronous context it was started in (an AsyncResource), so a body that arrives later stays in the trace.
  */
 export function traceRequests(fastify: FastifyInstance): void {
   if (!activeTracer()) return;
@@ -36,11 +36,6 @@ export function traceRequests(fastify: FastifyInstance): void {
     if (!started) return done();
     traced.set(request, started);
     runInContext(started.context, done);
-  });
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    const trace = traced.get(request);
-    if (trace) runInContext(trace.context, done);
-    else done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const trace = traced.get(request);
