@@ -142,6 +142,12 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       'http.response.status_code': 200,
     });
 
+    const logged = api
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"request completed"') && line.includes(`"trace_id":"${clientTrace}"`));
+    expect(logged.length, 'the completion line names the trace').toBe(1);
+
     // The queue hop: the API sends the listing job, which the worker (the API itself when embedded) processes.
     const workerService = scaled() ? 'atelier-worker' : 'atelier-api';
     const expand = only(spans, 'process task-expand');

@@ -21,7 +21,7 @@ import { routeAccess } from '../auth/route-access';
 export function traceRequests(fastify: FastifyInstance): void {
   if (!activeTracer()) return;
   const traced = new WeakMap<FastifyRequest, { span: Span; context: Context }>();
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     if (routeAccess(request) === 'probe') return done();
     const route = request.is404 ? undefined : request.routeOptions.url;
     const started = startRemoteChildSpan(route ? `${request.method} ${route}` : request.method, request.headers, {
@@ -35,6 +35,10 @@ export function traceRequests(fastify: FastifyInstance): void {
     });
     if (!started) return done();
     traced.set(request, started);
+    // The request's completion line names the trace, to go from a slow or failed request's line to its trace.
+    if (started.span.isRecording()) {
+      request.log = reply.log = request.log.child({ trace_id: started.span.spanContext().traceId });
+    }
     runInContext(started.context, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
