@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
 import { call, client, type ApiResponse } from './helpers/http';
 import { startOtlpCollector, SpanKinds, type ExportedSpan, type OtlpCollector } from './helpers/otlp-collector';
-import { startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
+import { freePort, startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorker, waitForTask } from './helpers/tasks';
 import { scratchEnvironment } from './helpers/test-app';
@@ -260,6 +260,33 @@ describe('tracing at shutdown', () => {
     } finally {
       await running.stop();
       await late.close();
+      await scratch.cleanup();
+    }
+  });
+});
+
+describe('tracing with its collector down', () => {
+  it('serves as usual and still exits promptly with code 0, saying the last spans were lost', async () => {
+    const closed = await freePort();
+    const scratch = await scratchEnvironment({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      // every span waits for the export at shutdown, which must fail
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    const running = await startApiProcess(scratch.env);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await call(running.url, 'GET', '/v1/image/edit/async/999999', { key: scratch.env.ADMIN_API_KEY });
+        expect(res.status).toBe(404);
+      }
+      const began = Date.now();
+      await running.stop();
+      expect(await running.exited).toBe(0);
+      expect(Date.now() - began).toBeLessThan(5_000);
+      expect(running.output()).toContain('the last spans could not be sent to the OTLP endpoint');
+    } finally {
+      await running.stop();
       await scratch.cleanup();
     }
   });

@@ -65,15 +65,19 @@ export function startTracing(config: AppConfig, defaultServiceName: string): str
 /**
  * Exports the spans still buffered and stops tracing: the last step of a shutdown (TracingModule), so that the
  * spans of the work drained before it are sent. Bounded by the export timeout; a collector that does not answer
- * costs the spans, never the exit.
+ * costs the spans, never the exit: it never throws.
+ * @returns false when the last export failed (the spans are lost), true otherwise.
  */
-export async function stopTracing(): Promise<void> {
+export async function stopTracing(): Promise<boolean> {
   const stopping = provider;
-  if (!stopping) return;
+  if (!stopping) return true;
   provider = undefined;
   tracer = undefined;
   try {
     await stopping.shutdown();
+    return true;
+  } catch {
+    return false;
   } finally {
     trace.disable();
     propagation.disable();
