@@ -203,6 +203,39 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     for (const value of [IN, OUT, 'red.jpg', 'traced/', 'storage://']) expect(attributes).not.toContain(value);
   });
 
+  it('traces a batch: the folder listed in the listing job, each image in its own item job', async () => {
+    for (const name of ['a.jpg', 'b.jpg']) {
+      const body = await quadrantsImage({ format: 'jpeg', width: 32, height: 16 });
+      await s3.client.send(new PutObjectCommand({ Bucket: IN, Key: `folder/${name}`, Body: body }));
+    }
+    const res = await client(api.url, env.ADMIN_API_KEY!).post('/v1/image/edit/batch', {
+      input: 'storage://in/folder/',
+      operations: { resizing: { width: 16 } },
+      output: 'storage://out/batch/',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const task = await waitForTask(api.url, env.ADMIN_API_KEY!, `/v1/image/edit/batch/${res.body.data.id}`);
+    expect(task.progress).toEqual({ total: 2, done: 2, failed: 0, retrying: 0 });
+
+    const server = (span: ExportedSpan) => span.name === 'POST /v1/image/edit/batch';
+    const traceOf = () => collector.spans.find(server)?.traceId;
+    const inTrace = () => collector.spans.filter((span) => span.traceId === traceOf());
+    const writes = () => inTrace().filter((span) => span.name === 'storage.write').length;
+    await spansUntil(() => writes() === 2 && inTrace().filter((s) => s.name === 'process task-item').length === 2);
+    const spans = inTrace();
+    const expand = only(spans, 'process task-expand');
+    const list = only(spans, 'storage.list');
+    expect(list.parentSpanId).toBe(expand.spanId);
+    expect(list.attributes).toMatchObject({ 'atelier.storage.type': 's3', 'atelier.storage.objects': 2 });
+    const items = spans.filter((span) => span.name === 'process task-item');
+    expect(items.map((item) => item.attributes['atelier.task.item']).sort()).toEqual([0, 1]);
+    for (const item of items) expect(descendsFrom(spans, item, expand)).toBe(true);
+    for (const write of spans.filter((span) => span.name === 'storage.write')) {
+      expect(items.some((item) => descendsFrom(spans, write, item))).toBe(true);
+    }
+    expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('folder/');
+  });
+
   it('names spans by route pattern, starts a trace without a traceparent, and leaves health probes out', async () => {
     const created = await call(api.url, 'POST', '/v1/image/edit/async', {
       key: env.ADMIN_API_KEY,
