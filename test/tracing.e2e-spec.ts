@@ -326,6 +326,35 @@ describe('tracing with its collector down', () => {
 });
 
 describe('tracing off', () => {
+  it('exports nothing with no OTEL variable, where the SDKs would (localhost:4318), and serves as usual', async () => {
+    const standard = await startOtlpCollector(4318);
+    try {
+      const plain = await scratchEnvironment();
+      const off = await startApiProcess(plain.env);
+      try {
+        const res = await call(off.url, 'POST', '/v1/image/edit', {
+          key: plain.env.ADMIN_API_KEY,
+          body: { input: `${off.url}/samples/mug.jpg`, operations: { resizing: { width: 16 } } },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      } finally {
+        await off.stop();
+        await plain.cleanup();
+      }
+      expect(off.output()).not.toContain('Tracing:');
+      expect(standard.requests).toEqual([]);
+      // The same collector does hear a process told only OTEL_TRACES_EXPORTER=otlp: it would have heard the first.
+      const told = await scratchEnvironment({ OTEL_TRACES_EXPORTER: 'otlp' });
+      const on = await startApiProcess(told.env);
+      await call(on.url, 'GET', '/v1/image/edit/async/1', { key: told.env.ADMIN_API_KEY });
+      await on.stop();
+      await told.cleanup();
+      expect(standard.spans.map((span) => span.name)).toContain('GET /v1/image/edit/async/:id');
+    } finally {
+      await standard.close();
+    }
+  });
+
   for (const [label, variables] of [
     ['OTEL_SDK_DISABLED=true', { OTEL_SDK_DISABLED: 'true' }],
     ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],

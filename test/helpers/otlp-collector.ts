@@ -39,7 +39,8 @@ export interface ExportedSpan {
 
 export const SpanKinds = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
 
-export async function startOtlpCollector(): Promise<OtlpCollector> {
+/** @param port 0 (default): any free port; 4318: where the OpenTelemetry SDKs export when told nothing. */
+export async function startOtlpCollector(port = 0): Promise<OtlpCollector> {
   const spans: ExportedSpan[] = [];
   const requests: IncomingHttpHeaders[] = [];
   const refused: string[] = [];
@@ -63,10 +64,13 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '0' }).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(new Error(`the fake collector cannot listen on port ${port}: ${error}`)));
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const { port: listening } = server.address() as { port: number };
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${listening}`,
     spans,
     requests,
     refused,
