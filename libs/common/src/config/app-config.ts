@@ -5,6 +5,8 @@ import { Reader, type ConfigProblem, type Environment } from './config-reader';
 import { readGenerative, type GenerativeConfig } from './generative-config';
 export type { TlsConfig } from './tls-config';
 import { readTls, type TlsConfig } from './tls-config';
+import { readTracing, type TracingConfig } from './tracing-config';
+export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig } from './tracing-config';
 import { readVision, type VisionConfig } from './vision-config';
 export {
   GENERATIVE_BACKENDS,
@@ -87,6 +89,8 @@ export class AppConfig {
   readonly metricsPort: number;
   /** Bearer token that opens GET /metrics on the API port; undefined: /metrics is not served there (404). */
   readonly metricsToken?: string;
+  /** OpenTelemetry tracing from the standard OTEL_* variables; undefined: off (nothing is exported). */
+  readonly tracing?: TracingConfig;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
   /** Native HTTPS (TLS_CERT_FILE, TLS_KEY_FILE); undefined: plain HTTP. */
@@ -270,6 +274,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     metricsPort,
     metricsToken,
+    tracing: readTracing(read),
     trustProxy: read.boolean('TRUST_PROXY', false),
     fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),

@@ -6,17 +6,23 @@ import {
   type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AppConfig } from '@app/common';
-import { TaskQueue } from './task-queue';
+import { activeTraceparent, AppConfig } from '@app/common';
+import { TaskJobs, TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
 import { TaskStore } from './task-store';
+import { processJob, type TracedJob } from './task-tracing';
 
 interface ItemWork {
   taskId: number;
   seq: number;
   /** Runs started so far. */
   attempts: number;
+  /** The trace context of the work that queued it (task-tracing.ts). */
+  traceparent?: string;
 }
+
+/** `messaging.system` of the spans of this queue. */
+const IN_PROCESS = 'in-process';
 
 /** Item entries held in memory before a listing waits for the runners to catch up. */
 const HIGH_WATER = 1_000;
@@ -65,11 +71,13 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   }
 
   async start(taskId: number): Promise<void> {
-    this.background(`task ${taskId} listing`, (final) => this.runner.expand(taskId, final));
+    const job = { name: TaskJobs.expand, taskId, traceparent: activeTraceparent() };
+    this.background(`task ${taskId} listing`, job, (final) => this.runner.expand(taskId, final));
   }
 
   async addItems(taskId: number, seqs: number[]): Promise<void> {
-    for (const seq of seqs) this.waiting.push({ taskId, seq, attempts: 0 });
+    const traceparent = activeTraceparent();
+    for (const seq of seqs) this.waiting.push({ taskId, seq, attempts: 0, traceparent });
     this.pump();
     while (this.waiting.length > HIGH_WATER && !this.stopping) {
       await new Promise<void>((resolve) => this.drained.push(resolve));
@@ -77,7 +85,8 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   }
 
   async deliverWebhook(taskId: number): Promise<void> {
-    this.background(`task ${taskId} webhook`, (final) => this.runner.deliverWebhook(taskId, final));
+    const job = { name: TaskJobs.webhook, taskId, traceparent: activeTraceparent() };
+    this.background(`task ${taskId} webhook`, job, (final) => this.runner.deliverWebhook(taskId, final));
   }
 
   /** Stops taking work, waits for the items being edited (up to a grace period); the rest stays pending. */
@@ -120,7 +129,8 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     work.attempts += 1;
     const final = work.attempts >= this.config.taskAttempts;
     try {
-      await this.runner.runItem(work.taskId, work.seq, final);
+      const job = { ...work, name: TaskJobs.item, attempt: work.attempts };
+      await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
     } catch (error) {
       this.logger.warn(
         `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
@@ -133,16 +143,21 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   }
 
   /** Runs a listing or a webhook outside the item slots, retrying transient failures with backoff. */
-  private background(label: string, run: (finalAttempt: boolean) => Promise<void>, attempt = 1): void {
+  private background(
+    label: string,
+    job: Omit<TracedJob, 'attempt'>,
+    run: (finalAttempt: boolean) => Promise<void>,
+    attempt = 1,
+  ): void {
     if (this.stopping) return;
     const final = attempt >= this.config.taskAttempts;
-    const job = run(final)
+    const running = processJob(IN_PROCESS, { ...job, attempt }, () => run(final))
       .catch((error: unknown) => {
         this.logger.warn(`${label}: attempt ${attempt} failed${final ? '' : ', retrying'}: ${String(error)}`);
-        if (!final) this.later(attempt, () => this.background(label, run, attempt + 1));
+        if (!final) this.later(attempt, () => this.background(label, job, run, attempt + 1));
       })
-      .finally(() => this.side.delete(job));
-    this.side.add(job);
+      .finally(() => this.side.delete(running));
+    this.side.add(running);
   }
 
   private later(attempt: number, run: () => void): void {

@@ -9,10 +9,11 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
-import { bullConnection } from './bullmq-task-queue';
+import { BULLMQ, bullConnection } from './bullmq-task-queue';
 import { failureMessage } from './task-failure';
 import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
 import { TaskRunner } from './task-runner';
+import { processJob } from './task-tracing';
 
 /**
  * The worker app's BullMQ consumer of {@link EDIT_QUEUE}: TASK_CONCURRENCY jobs at once, each a call to
@@ -55,7 +56,9 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
   async process(job: Job): Promise<void> {
     this.inHand += 1;
     try {
-      await this.run(job);
+      const { taskId, seq, traceparent } = job.data as Partial<ItemJob>;
+      const traced = { name: job.name, id: job.id, taskId: taskId ?? 0, seq, attempt: job.attemptsMade + 1 };
+      await processJob(BULLMQ, { ...traced, traceparent }, () => this.run(job));
     } catch (error) {
       // Only a run that BullMQ will repeat (a transient failure before the last attempt) or a broken job
       // throws; the last attempt of an item records its failure instead.
