@@ -75,7 +75,11 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
     const item = await this.store.item(taskId, seq);
-    if (!item || item.status !== 'PENDING' || !(await this.store.startAttempt(item))) return;
+    if (!item) return;
+    // A run of a final item is a repeat: a stalled job of a worker killed after it finished the item, perhaps
+    // before it ended the task. Ending the task falls to this run then (else the task stays PROCESSING).
+    if (item.status !== 'PENDING') return this.finishIfDone(taskId);
+    if (!(await this.store.startAttempt(item))) return;
     const { edit } = requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
