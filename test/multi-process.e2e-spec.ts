@@ -21,7 +21,7 @@ import { scratchEnvironment } from './helpers/test-app';
 /*
  * Many machines in one deployment (issue 17, operations at scale): two API processes and two worker processes
  * (the built apps, real child processes) on one PostgreSQL database and one Redis prefix run a batch of 300
- * images from one s3rver folder into another. Midway one worker is killed with SIGKILL and one API is stopped
+ * images from one folder of an s3rver storage into another. Midway one worker is killed with SIGKILL and one API is stopped
  * and started again on its port. Every input must end with exactly one output (the right image, the right
  * size), the task DONE with one result per input, a key's rate limit shared by both APIs (the restarted one
  * included), and no process may log an error.
@@ -32,8 +32,8 @@ import { scratchEnvironment } from './helpers/test-app';
  */
 
 const COUNT = 300;
-const IN = 'multi-in';
-const OUT = 'multi-out';
+/** One bucket, one storage (`media`): inputs in its folder `photos/`, outputs in its folder `run/`. */
+const BUCKET = 'multi';
 /** Inputs are WIDTH x HEIGHT, resized to fit BOX x BOX: outputs are BOX x BOX * HEIGHT / WIDTH. */
 const [WIDTH, HEIGHT, BOX] = [24, 16, 12];
 /** The per-minute rate limit of the shared key. */
@@ -66,13 +66,15 @@ describe.skipIf(!SCALED)(TITLE, () => {
   const started: Array<{ name: string; process: RunningProcess }> = [];
 
   beforeAll(async () => {
-    s3 = await startS3Server([IN, OUT]);
+    s3 = await startS3Server([BUCKET]);
     for (let i = 0; i < COUNT; i += 50) {
       await Promise.all(
         names
           .slice(i, i + 50)
           .map((name, j) =>
-            s3.client.send(new PutObjectCommand({ Bucket: IN, Key: `photos/${name}.bmp`, Body: inputImage(i + j) })),
+            s3.client.send(
+              new PutObjectCommand({ Bucket: BUCKET, Key: `photos/${name}.bmp`, Body: inputImage(i + j) }),
+            ),
           ),
       );
     }
@@ -98,13 +100,13 @@ describe.skipIf(!SCALED)(TITLE, () => {
     return worker;
   }
 
-  /** Creates the two storages and the batch through `url`; returns the task's path. */
+  /** Creates the storage and the batch through `url`; returns the task's path. */
   async function startBatch(url: string, key: string): Promise<string> {
-    await createS3Storages(s3, url, key, { in: IN, out: OUT });
+    await createS3Storages(s3, url, key, { media: BUCKET });
     const res = await client(url, key).post('/v1/image/edit/batch', {
-      input: 'storage://in/photos/',
+      input: 'storage://media/photos/',
       operations: { resizing: { width: BOX, height: BOX, fit: 'bounds' } },
-      output: { destination: 'storage://out/run/', format: 'png' },
+      output: { destination: 'storage://media/run/', format: 'png' },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return `/v1/image/edit/batch/${res.body.data.id}`;
@@ -141,10 +143,10 @@ describe.skipIf(!SCALED)(TITLE, () => {
 
   /** Every output is its input's image: the name maps 1:1, the size is the resized one, the colour its own. */
   async function expectOneOutputPerInput(): Promise<void> {
-    expect(await listKeys(s3, OUT, 'run/')).toEqual(names.map((name) => `run/${name}.png`));
+    expect(await listKeys(s3, BUCKET, 'run/')).toEqual(names.map((name) => `run/${name}.png`));
     for (let i = 0; i < COUNT; i += 25) {
       const images = await Promise.all(
-        names.slice(i, i + 25).map(async (name) => decode(await readObject(s3, OUT, `run/${name}.png`))),
+        names.slice(i, i + 25).map(async (name) => decode(await readObject(s3, BUCKET, `run/${name}.png`))),
       );
       images.forEach((image, j) => {
         expect([image.width, image.height], names[i + j]).toEqual([BOX, (BOX * HEIGHT) / WIDTH]);
@@ -203,7 +205,7 @@ describe.skipIf(!SCALED)(TITLE, () => {
     expect(task.errors).toEqual([]);
     expect(task.progress).toEqual({ total: COUNT, done: COUNT, failed: 0, retrying: 0 });
     const inputs = task.results.map((result: any) => result.input_object.input).sort();
-    expect(inputs).toEqual(names.map((name) => `storage://in/photos/${name}.bmp`));
+    expect(inputs).toEqual(names.map((name) => `storage://media/photos/${name}.bmp`));
     await expectOneOutputPerInput();
 
     // No process logged an error: not the survivors when a worker vanished, not an API at its stop or start.
