@@ -263,4 +263,47 @@ describe.skipIf(!SCALED)(TITLE, () => {
     expect(origin.hits.get('/last.bmp'), 'the item was edited again').toBe(1);
     expectNoErrors(started.slice(mine));
   }, 60_000);
+
+  it('an image whose worker dies every time it runs: given up after the stalled-job limit, the task ERROR', async () => {
+    const mine = started.length;
+    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    cleanups.push(scratch.cleanup);
+    const adminKey = scratch.env.ADMIN_API_KEY!;
+    const origin = await startImageServer();
+    cleanups.push(() => origin.stop());
+    origin.put('/poison.bmp', inputImage(3));
+    const api = await startApi('api', scratch.env);
+    const workerEnv = { ...scratch.env, PUBLIC_BASE_URL: api.url, TASK_CONCURRENCY: '1', WORKER_LOCK_MS: '1000' };
+    let download = origin.hold('/poison.bmp');
+    const res = await client(api.url, adminKey).post('/v1/image/edit/batch', {
+      input: [origin.url('/poison.bmp')],
+      output: { format: 'png' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const path = `/v1/image/edit/batch/${res.body.data.id}`;
+    // Each worker dies while it runs the image, as one killed for memory would; the next finds the job stalled
+    // and runs it again. BullMQ allows 3 stalls (task-worker.ts, maxStalledCount): the 4th is given up.
+    for (let death = 1; death <= 4; death++) {
+      const worker = await startWorkerNamed(`worker ${death}`, workerEnv);
+      await download.arrived;
+      download = origin.hold('/poison.bmp');
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+    }
+    const last = await startWorkerNamed('worker 5', workerEnv);
+    const task = await waitForTask(api.url, adminKey, path, 30_000);
+    expect(task.status).toBe('ERROR');
+    expect(task.progress).toEqual({ total: 1, done: 0, failed: 1, retrying: 0 });
+    expect(task.errors).toEqual([
+      expect.objectContaining({
+        error:
+          'The image could not be processed: the worker editing it stopped before it was done, several ' +
+          'times; see the service log.',
+        input_object: expect.objectContaining({ input: origin.url('/poison.bmp') }),
+      }),
+    ]);
+    expect(origin.hits.get('/poison.bmp'), 'the fifth worker ran the image').toBe(4);
+    expect(last.output()).toMatch(/given up after its worker stopped 4 times while running it/);
+    expectNoErrors(started.slice(mine));
+  }, 90_000);
 });

@@ -15,3 +15,10 @@ export function failureMessage(error: unknown): string {
   if (error instanceof ServiceException) return error.message;
   return 'The image could not be processed because of an internal error; see the service log.';
 }
+
+/**
+ * What an item shows when the queue gave it up without a failure of its own: every worker that ran it died
+ * before it ended (BullMQ's stalled-job limit), as an image that needs more memory than a worker has would.
+ */
+export const ABANDONED_MESSAGE =
+  'The image could not be processed: the worker editing it stopped before it was done, several times; see the service log.';

@@ -118,6 +118,24 @@ export class TaskRunner {
     await this.finishIfDone(taskId);
   }
 
+  /**
+   * Records work the queue gave up without running it to its end (every worker that ran it died: TaskWorker):
+   * the item FAILED with `reason`, or, for the listing (`seq` undefined), the task ERROR. Else the item would stay
+   * PENDING and its task PROCESSING for ever.
+   */
+  async abandon(taskId: number, seq: number | undefined, reason: string): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task || isFinal(task)) return;
+    if (seq === undefined) return this.end(task, 'ERROR', reason);
+    const item = await this.store.item(taskId, seq);
+    if (item?.status === 'PENDING') {
+      this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${reason}`);
+      await this.store.finishItem(item.id, { status: 'FAILED', error: reason });
+      taskItems.inc({ status: 'FAILED' });
+    }
+    await this.finishIfDone(taskId);
+  }
+
   /** Delivers the ended task to its webhook; throws for a retry unless `finalAttempt`, then gives up. */
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
