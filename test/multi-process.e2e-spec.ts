@@ -112,6 +112,31 @@ describe.skipIf(!SCALED)(TITLE, () => {
     return `/v1/image/edit/batch/${res.body.data.id}`;
   }
 
+  /**
+   * One API on a scratch database, an origin serving one image at `file`, and the settings of its workers (one job
+   * at a time, a 1 s lock: a killed worker's job is found stalled soon); `submit` makes a batch of that image.
+   */
+  async function oneImageDeployment(name: string) {
+    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
+    cleanups.push(scratch.cleanup);
+    const origin = await startImageServer();
+    cleanups.push(() => origin.stop());
+    const file = `/${name}.bmp`;
+    origin.put(file, inputImage(7));
+    const api = await startApi('api', scratch.env);
+    const adminKey = scratch.env.ADMIN_API_KEY!;
+    const submit = async () => {
+      const res = await client(api.url, adminKey).post('/v1/image/edit/batch', {
+        input: [origin.url(file)],
+        output: { format: 'png' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return `/v1/image/edit/batch/${res.body.data.id}`;
+    };
+    const workerEnv = { ...scratch.env, PUBLIC_BASE_URL: api.url, TASK_CONCURRENCY: '1', WORKER_LOCK_MS: '1000' };
+    return { env: scratch.env, adminKey, origin, file, api, workerEnv, submit };
+  }
+
   /** No error or fatal log line, and nothing unexpected on standard error, in any of `processes`. */
   function expectNoErrors(processes: typeof started): void {
     for (const { name, process } of processes) {
@@ -162,12 +187,21 @@ describe.skipIf(!SCALED)(TITLE, () => {
     cleanups.push(scratch.cleanup);
     const adminKey = scratch.env.ADMIN_API_KEY!;
     const env1 = { ...scratch.env, PORT: String(await freePort()) };
-    let api1 = await startApi('api 1', env1);
-    const api2 = await startApi('api 2', scratch.env);
     // A short lock: the killed worker's jobs are found stalled (and run by the other worker) about 2 s after it.
-    const workerEnv = { ...scratch.env, PUBLIC_BASE_URL: api1.url, TASK_CONCURRENCY: '2', WORKER_LOCK_MS: '2000' };
-    const worker1 = await startWorkerNamed('worker 1', workerEnv);
-    await startWorkerNamed('worker 2', workerEnv);
+    const workerEnv = {
+      ...scratch.env,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${env1.PORT}`,
+      TASK_CONCURRENCY: '2',
+      WORKER_LOCK_MS: '2000',
+    };
+    // All four start together on the fresh database, as a deployment's processes do (migrations take turns).
+    const [first, api2, worker1] = await Promise.all([
+      startApi('api 1', env1),
+      startApi('api 2', scratch.env),
+      startWorkerNamed('worker 1', workerEnv),
+      startWorkerNamed('worker 2', workerEnv),
+    ]);
+    let api1: RunningApi = first;
 
     const limited = await client(api2.url, adminKey).post('/v1/keys', {
       name: 'shared limit',
@@ -214,30 +248,17 @@ describe.skipIf(!SCALED)(TITLE, () => {
 
   it('a worker killed after finishing the last item but before ending the task: the next worker ends it', async () => {
     const mine = started.length;
-    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
-    cleanups.push(scratch.cleanup);
-    const adminKey = scratch.env.ADMIN_API_KEY!;
-    const origin = await startImageServer();
-    cleanups.push(() => origin.stop());
-    origin.put('/last.bmp', inputImage(7));
-    const api = await startApi('api', scratch.env);
-    const workerEnv = { ...scratch.env, PUBLIC_BASE_URL: api.url, TASK_CONCURRENCY: '1', WORKER_LOCK_MS: '2000' };
+    const { env, adminKey, origin, file, api, workerEnv, submit } = await oneImageDeployment('last');
     const worker1 = await startWorkerNamed('worker 1', workerEnv);
-    const database = new Client({ connectionString: scratch.env.DATABASE_URL });
+    const database = new Client({ connectionString: env.DATABASE_URL });
     await database.connect();
     cleanups.push(() => database.end());
 
     // The one item's download waits until the test holds the task table: the worker then writes the output and
     // marks the item DONE (its own table), and blocks on reading the task to end it. Killed there, it leaves
     // the state a crash between those two steps leaves: every item final, the task PROCESSING.
-    const download = origin.hold('/last.bmp');
-    const res = await client(api.url, adminKey).post('/v1/image/edit/batch', {
-      input: [origin.url('/last.bmp')],
-      operations: { resizing: { width: BOX, height: BOX, fit: 'bounds' } },
-      output: { format: 'png' },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const path = `/v1/image/edit/batch/${res.body.data.id}`;
+    const download = origin.hold(file);
+    const path = await submit();
     await download.arrived;
     await database.query('BEGIN');
     await database.query('LOCK TABLE edit_tasks IN ACCESS EXCLUSIVE MODE');
@@ -260,33 +281,21 @@ describe.skipIf(!SCALED)(TITLE, () => {
     const task = await waitForTask(api.url, adminKey, path, 20_000);
     expect(task.status).toBe('DONE');
     expect(task.results).toHaveLength(1);
-    expect(origin.hits.get('/last.bmp'), 'the item was edited again').toBe(1);
+    expect(origin.hits.get(file), 'the item was edited again').toBe(1);
     expectNoErrors(started.slice(mine));
   }, 60_000);
 
   it('an image whose worker dies every time it runs: given up after the stalled-job limit, the task ERROR', async () => {
     const mine = started.length;
-    const scratch = await scratchEnvironment({ FETCH_ALLOW_HOSTS: '127.0.0.1' });
-    cleanups.push(scratch.cleanup);
-    const adminKey = scratch.env.ADMIN_API_KEY!;
-    const origin = await startImageServer();
-    cleanups.push(() => origin.stop());
-    origin.put('/poison.bmp', inputImage(3));
-    const api = await startApi('api', scratch.env);
-    const workerEnv = { ...scratch.env, PUBLIC_BASE_URL: api.url, TASK_CONCURRENCY: '1', WORKER_LOCK_MS: '1000' };
-    let download = origin.hold('/poison.bmp');
-    const res = await client(api.url, adminKey).post('/v1/image/edit/batch', {
-      input: [origin.url('/poison.bmp')],
-      output: { format: 'png' },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const path = `/v1/image/edit/batch/${res.body.data.id}`;
+    const { adminKey, origin, file, api, workerEnv, submit } = await oneImageDeployment('poison');
+    let download = origin.hold(file);
+    const path = await submit();
     // Each worker dies while it runs the image, as one killed for memory would; the next finds the job stalled
     // and runs it again. BullMQ allows 3 stalls (task-worker.ts, maxStalledCount): the 4th is given up.
     for (let death = 1; death <= 4; death++) {
       const worker = await startWorkerNamed(`worker ${death}`, workerEnv);
       await download.arrived;
-      download = origin.hold('/poison.bmp');
+      download = origin.hold(file);
       worker.child.kill('SIGKILL');
       await worker.exited;
     }
@@ -299,10 +308,10 @@ describe.skipIf(!SCALED)(TITLE, () => {
         error:
           'The image could not be processed: the worker editing it stopped before it was done, several ' +
           'times; see the service log.',
-        input_object: expect.objectContaining({ input: origin.url('/poison.bmp') }),
+        input_object: expect.objectContaining({ input: origin.url(file) }),
       }),
     ]);
-    expect(origin.hits.get('/poison.bmp'), 'the fifth worker ran the image').toBe(4);
+    expect(origin.hits.get(file), 'the fifth worker ran the image').toBe(4);
     expect(last.output()).toMatch(/given up after its worker stopped 4 times while running it/);
     expectNoErrors(started.slice(mine));
   }, 90_000);
