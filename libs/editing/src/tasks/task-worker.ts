@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
 import { bullConnection } from './bullmq-task-queue';
-import { ABANDONED_MESSAGE, failureMessage } from './task-failure';
+import { ABANDONED_MESSAGES, failureMessage } from './task-failure';
 import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
 import { TaskRunner } from './task-runner';
 
@@ -58,7 +58,8 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
     if (job.name === TaskJobs.webhook) return;
     const { taskId, seq } = job.data as ItemJob;
     try {
-      await this.runner.abandon(taskId, job.name === TaskJobs.item ? seq : undefined, ABANDONED_MESSAGE);
+      if (job.name === TaskJobs.item) await this.runner.abandon(taskId, seq, ABANDONED_MESSAGES.item);
+      else await this.runner.abandon(taskId, undefined, ABANDONED_MESSAGES.listing);
     } catch (error) {
       this.logger.error(`job ${job.id}: its end could not be recorded: ${failureMessage(error)}`);
     }
