@@ -75,7 +75,11 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
     const item = await this.store.item(taskId, seq);
-    if (!item || item.status !== 'PENDING' || !(await this.store.startAttempt(item))) return;
+    if (!item) return;
+    // A run of a final item is a repeat: a stalled job of a worker killed after it finished the item, perhaps
+    // before it ended the task. Ending the task falls to this run then (else the task stays PROCESSING).
+    if (item.status !== 'PENDING') return this.finishIfDone(taskId);
+    if (!(await this.store.startAttempt(item))) return;
     const { edit } = requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -110,6 +114,24 @@ export class TaskRunner {
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
       ended('FAILED');
+    }
+    await this.finishIfDone(taskId);
+  }
+
+  /**
+   * Records work the queue gave up without running it to its end (every worker that ran it died: TaskWorker):
+   * the item FAILED with `reason`, or, for the listing (`seq` undefined), the task ERROR. Else the item would stay
+   * PENDING and its task PROCESSING for ever.
+   */
+  async abandon(taskId: number, seq: number | undefined, reason: string): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task || isFinal(task)) return;
+    if (seq === undefined) return this.end(task, 'ERROR', reason);
+    const item = await this.store.item(taskId, seq);
+    if (item?.status === 'PENDING') {
+      this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${reason}`);
+      await this.store.finishItem(item.id, { status: 'FAILED', error: reason });
+      taskItems.inc({ status: 'FAILED' });
     }
     await this.finishIfDone(taskId);
   }
