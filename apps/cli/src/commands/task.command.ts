@@ -6,10 +6,18 @@ import { fileNameOf, saveDownload } from '../downloads';
 import { EXIT, usageError, type ExitCode } from '../exit-codes';
 import { cell, formatTable, pageLine, printJson, printLine } from '../output';
 import type { Progress } from '../progress';
-import { getTask, printTaskOutcome, taskExitCode, watchTask, type TaskFailure, type TaskResult } from '../tasks';
+import {
+  getTask,
+  isFinal,
+  printTaskOutcome,
+  taskExitCode,
+  watchTask,
+  type TaskFailure,
+  type TaskResult,
+} from '../tasks';
 
 export const TASK_HELP = `atelier task get ID              a task's status, progress and outcome
-atelier task list [--status ACCEPTED|PROCESSING|DONE|ERROR] [--kind batch|async] [--page N] [--per-page N]
+atelier task list [--status ACCEPTED|PROCESSING|DONE|ERROR|CANCELLED] [--kind batch|async] [--page N] [--per-page N]
 atelier task watch ID [--interval MS]   follow a task to its end (progress bar; exit 5 if it failed)
 atelier task results ID [--errors] [--page N] [--per-page N] [--all] [--download DIR]
                                   a task's results (or errors), a page at a time; --all every page;
@@ -78,7 +86,7 @@ async function get(context: Context, parsed: Parsed): Promise<ExitCode> {
       context,
       `Task ${task.id} (${task.kind}) created ${task.created_at}, finished ${task.finished_at ?? '-'}`,
     );
-    if (task.status === 'DONE' || task.status === 'ERROR') printTaskOutcome(context, task);
+    if (isFinal(task.status)) printTaskOutcome(context, task);
     else {
       const { done, failed, total, retrying } = task.progress;
       printLine(
