@@ -86,7 +86,10 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
     const item = await this.store.item(taskId, seq);
-    if (!item || item.status !== 'PENDING' || !(await this.store.startAttempt(item))) return;
+    if (!item) return;
+    // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
+    if (item.status !== 'PENDING') return this.afterItem(task);
+    if (!(await this.store.startAttempt(item))) return;
     const { edit } = requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -122,8 +125,12 @@ export class TaskRunner {
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
       ended('FAILED');
     }
-    await this.finishIfDone(taskId);
-    // The item's place in the queue goes to its account's next waiting item (fair sharing: TaskScheduler).
+    await this.afterItem(task);
+  }
+
+  /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
+  private async afterItem(task: EditTaskEntity): Promise<void> {
+    await this.finishIfDone(task.id);
     await this.scheduler.topUp(task.accountId);
   }
 

@@ -63,16 +63,14 @@ export class TaskScheduler {
   }
 
   private async topUpNow(accountId: number): Promise<void> {
-    const { queued, revoked } =
+    const revoked =
       this.dataSource.options.type === 'postgres'
         ? await this.dataSource.transaction(async (manager) => {
             // Serialises the top-ups of one account across processes until the transaction ends.
             await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-            return this.claim(accountId, manager);
+            return this.handOver(accountId, manager);
           })
-        : await this.claim(accountId);
-    // Queued after the claims are committed; a run reads the item from the database anyway.
-    for (const [taskId, seqs] of queued) await this.queue.addItems(taskId, seqs);
+        : await this.handOver(accountId);
     if (revoked.length === 0) return;
     // A key revoked where no task service runs (the keys CLI): its tasks end here, and their share goes to the rest.
     for (const id of revoked) {
@@ -83,11 +81,13 @@ export class TaskScheduler {
     await this.topUpNow(accountId);
   }
 
-  /** Marks the items to queue now; returns them by task, and the tasks whose key was revoked. */
-  private async claim(
-    accountId: number,
-    manager?: EntityManager,
-  ): Promise<{ queued: Map<number, number[]>; revoked: number[] }> {
+  /**
+   * Marks the items to queue now and queues them; returns the tasks whose key was revoked. In PostgreSQL the jobs
+   * are added before the marks are committed: a process killed in between leaves jobs whose items are not marked
+   * (harmless: a run reads the item, and a later hand-over of it adds a known job id), never marked items without
+   * a job, which would hold their task's places for good.
+   */
+  private async handOver(accountId: number, manager?: EntityManager): Promise<number[]> {
     const tasks = await this.store.activeTasks(accountId, manager);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
     const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
@@ -101,6 +101,7 @@ export class TaskScheduler {
       if (seqs.length > 0) queued.set(taskId, seqs);
       room -= seqs.length;
     }
-    return { queued, revoked };
+    for (const [taskId, seqs] of queued) await this.queue.addItems(taskId, seqs);
+    return revoked;
   }
 }
