@@ -6,6 +6,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import type { RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
+import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
@@ -29,6 +30,7 @@ let app: TestApp;
 let worker: RunningProcess | undefined;
 let images: ImageServer;
 let s3: S3TestServer;
+let hooks: WebhookReceiver;
 let operator: ReturnType<typeof client>;
 /** Paths of the origin in the order they were first requested. */
 const requested = () => [...images.hits.keys()];
@@ -36,6 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   images = await startImageServer();
+  hooks = await startWebhookReceiver();
   s3 = await startS3Server([IN, OUT]);
   app = await startTestApp({
     FETCH_ALLOW_HOSTS: '127.0.0.1',
@@ -62,6 +65,7 @@ afterAll(async () => {
   await worker?.stop();
   await app?.close();
   await images?.stop();
+  await hooks?.stop();
   await s3?.stop();
 });
 
@@ -119,7 +123,11 @@ async function untilRequested(prefix: string, count: number): Promise<void> {
   }
 }
 
-const hitsUnder = (prefix: string) => requested().filter((path) => path.startsWith(prefix));
+/** The paths under `prefix` requested so far, sorted (items run side by side: their order is not fixed). */
+const hitsUnder = (prefix: string) =>
+  requested()
+    .filter((path) => path.startsWith(prefix))
+    .sort();
 
 describe('scheduling', () => {
   it("runs a second account's small batch long before the first account's big one ends", async () => {
@@ -181,7 +189,7 @@ describe('scheduling', () => {
 });
 
 describe('cancellation', () => {
-  it('DELETE mid-run: items not started never run, the task ends CANCELLED, a second DELETE is a 409', async () => {
+  it('DELETE mid-run: items not started never run, the task ends CANCELLED, its webhook says so; then 409', async () => {
     const e = await accountKey('fair-e', { storage: true });
     const other = await accountKey('fair-e2');
     images.put('/e/0.jpg', await quadrantsImage({ format: 'jpeg', width: 40, height: 40 }));
@@ -191,14 +199,16 @@ describe('cancellation', () => {
     const inputs = Array.from({ length: 20 }, (_, i) => images.url(`/e/${i}.jpg`));
     for (let i = 4; i < 20; i++)
       images.put(`/e/${i}.jpg`, await quadrantsImage({ format: 'png', width: 8, height: 8 }));
-    const id = await submit(e.api, { input: inputs, output: 'storage://out/e/' });
+    const id = await submit(e.api, { input: inputs, output: 'storage://out/e/', webhook_url: hooks.url('/e') });
     await untilRequested('/e/', 4);
     expect((await other.api.delete(`/v1/image/edit/batch/${id}`)).status).toBe(404);
     const res = await e.api.delete(`/v1/image/edit/batch/${id}`);
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.status).toBe('CANCELLED');
+    const [delivery] = await hooks.received('/e', 1);
+    expect(JSON.parse(delivery.body.toString('utf8')).data).toMatchObject({ id, status: 'CANCELLED' });
     await sleep(FETCH_TIMEOUT_MS + SETTLE_MS);
-    expect(hitsUnder('/e/').sort()).toEqual(['/e/0.jpg', '/e/1.jpg', '/e/2.jpg', '/e/3.jpg']);
+    expect(hitsUnder('/e/')).toEqual(['/e/0.jpg', '/e/1.jpg', '/e/2.jpg', '/e/3.jpg']);
     expect((await outputs('e/')).sort()).toEqual(['e/0.jpg', 'e/1.jpg']);
     const task = await waitForTask(app.url, e.key, `/v1/image/edit/batch/${id}`);
     expect(task.progress).toEqual({ total: 20, done: 2, failed: 2, retrying: 0, cancelled: 16 });
@@ -214,8 +224,11 @@ describe('cancellation', () => {
       images.put(`/f/${i}.jpg`, await quadrantsImage({ format: 'png', width: 8, height: 8 }));
     const id = await submit(f.api, { input: Array.from({ length: 10 }, (_, i) => images.url(`/f/${i}.jpg`)) });
     await untilRequested('/f/', PER_TASK);
+    const admin = client(app.url, f.adminKey);
+    const kept = await submit(admin, { input: [images.url('/good/0.jpg'), images.url('/good/1.jpg')] });
     const revoked = await operator.delete(`/v1/keys/${f.id}`);
     expect(revoked.status, revoked.text).toBe(200);
+    expect((await waitForTask(app.url, f.adminKey, `/v1/image/edit/batch/${kept}`)).status).toBe('DONE');
     await sleep(FETCH_TIMEOUT_MS + SETTLE_MS);
     expect(hitsUnder('/f/')).toEqual(['/f/0.jpg', '/f/1.jpg']);
     // the key is revoked: the account's admin key reads the task
