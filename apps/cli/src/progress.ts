@@ -9,6 +9,8 @@ export interface Progress {
   done: number;
   failed: number;
   retrying: number;
+  /** On a CANCELLED task: its items that had not ended when it was cancelled. */
+  cancelled?: number;
 }
 
 export interface ProgressState {

@@ -19,6 +19,7 @@ import {
 export const TASK_HELP = `atelier task get ID              a task's status, progress and outcome
 atelier task list [--status ACCEPTED|PROCESSING|DONE|ERROR|CANCELLED] [--kind batch|async] [--page N] [--per-page N]
 atelier task watch ID [--interval MS]   follow a task to its end (progress bar; exit 5 if it failed)
+atelier task cancel ID           cancel a task that has not ended: items not started are dropped
 atelier task results ID [--errors] [--page N] [--per-page N] [--all] [--download DIR]
                                   a task's results (or errors), a page at a time; --all every page;
                                   --download saves every result of the temporary bucket into DIR
@@ -51,6 +52,8 @@ export async function taskCommand(context: Context, args: string[]): Promise<Exi
       return list(context, parseCommand(rest, { ...PAGING, status: { type: 'string' }, kind: { type: 'string' } }));
     case 'watch':
       return watch(context, parseCommand(rest, { interval: { type: 'string' } }));
+    case 'cancel':
+      return cancel(context, parseCommand(rest));
     case 'results':
       return results(
         context,
@@ -68,7 +71,7 @@ export async function taskCommand(context: Context, args: string[]): Promise<Exi
       printLine(context, TASK_HELP);
       return sub === undefined ? EXIT.USAGE : EXIT.OK;
     default:
-      throw usageError(`Unknown task subcommand "${sub}": use get, list, watch or results.`);
+      throw usageError(`Unknown task subcommand "${sub}": use get, list, watch, cancel or results.`);
   }
 }
 
@@ -94,6 +97,19 @@ async function get(context: Context, parsed: Parsed): Promise<ExitCode> {
         `Task ${task.id} ${task.status}: ${done} of ${total} done, ${failed} failed, ${retrying} retrying.`,
       );
     }
+  }
+  return EXIT.OK;
+}
+
+/** DELETE /v1/tasks/{id}: the task as the listing shows it, CANCELLED; a task that has ended is the API's 409. */
+async function cancel(context: Context, parsed: Parsed): Promise<ExitCode> {
+  if (helpRequested(context, parsed)) return EXIT.OK;
+  const id = idArgument(parsed, 0, 'task ID');
+  const task = await clientFor(context, parsed.values).request<TaskSummary>('DELETE', `/v1/tasks/${id}`);
+  if (parsed.values.json) printJson(context, task);
+  else {
+    const { done, failed, cancelled = 0 } = task.progress;
+    printLine(context, `Task ${task.id} ${task.status}: ${done} done, ${failed} failed, ${cancelled} not run.`);
   }
   return EXIT.OK;
 }
