@@ -91,12 +91,14 @@ export class TaskScheduler {
     const tasks = await this.store.activeTasks(accountId, manager);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
     const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
-    const outstanding = await this.store.outstanding(live, manager);
-    let room = this.config.taskOutstandingPerAccount - [...outstanding.values()].reduce((a, b) => a + b, 0);
+    const pending = await this.store.pendingByTask(live, manager);
+    let room = this.config.taskOutstandingPerAccount - [...pending.values()].reduce((sum, p) => sum + p.queued, 0);
     const queued = new Map<number, number[]>();
     for (const taskId of live) {
       if (room <= 0) break;
-      const wanted = Math.min(room, this.config.taskOutstandingPerTask - (outstanding.get(taskId) ?? 0));
+      const { queued: inQueue, waiting } = pending.get(taskId) ?? { queued: 0, waiting: 0 };
+      if (waiting === 0) continue;
+      const wanted = Math.min(room, waiting, this.config.taskOutstandingPerTask - inQueue);
       const seqs = await this.store.claim(taskId, wanted, manager);
       if (seqs.length > 0) queued.set(taskId, seqs);
       room -= seqs.length;

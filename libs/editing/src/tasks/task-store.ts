@@ -47,6 +47,12 @@ const NEXT: Record<TaskStatus, TaskStatus[]> = {
 /** The statuses of a task that has not ended. */
 const ACTIVE: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
 
+/** A task's pending items: handed to the queue, or waiting in the database for their turn. */
+export interface PendingItems {
+  queued: number;
+  waiting: number;
+}
+
 /** A task that has not ended, as the scheduler sees it: whether the key that created it was revoked since. */
 export interface ActiveTask {
   id: number;
@@ -312,21 +318,31 @@ export class TaskStore {
     return this.tasks.find({ where: { keyId, status: In(ACTIVE) }, order: { id: 'ASC' } });
   }
 
-  /** Items handed to the queue and not final yet, by task (tasks with none are absent). */
-  async outstanding(taskIds: number[], manager?: EntityManager): Promise<Map<number, number>> {
-    if (taskIds.length === 0) return new Map();
-    const rows: { taskId: number | string; count: number | string }[] = await (manager ?? this.items.manager)
+  /**
+   * The pending items of each task: how many were handed to the queue, and how many wait for their turn (tasks
+   * with neither are absent).
+   */
+  async pendingByTask(taskIds: number[], manager?: EntityManager): Promise<Map<number, PendingItems>> {
+    const pending = new Map<number, PendingItems>();
+    if (taskIds.length === 0) return pending;
+    const rows: { taskId: number | string; queued: boolean | number; count: number | string }[] = await (
+      manager ?? this.items.manager
+    )
       .createQueryBuilder(EditTaskItemEntity, 'item')
       .select('item.task_id', 'taskId')
+      .addSelect('item.queued', 'queued')
       .addSelect('COUNT(*)', 'count')
-      .where('item.task_id IN (:...taskIds) AND item.status = :status AND item.queued = :queued', {
-        taskIds,
-        status: 'PENDING',
-        queued: true,
-      })
+      .where('item.task_id IN (:...taskIds) AND item.status = :status', { taskIds, status: 'PENDING' })
       .groupBy('item.task_id')
+      .addGroupBy('item.queued')
       .getRawMany();
-    return new Map(rows.map((row) => [Number(row.taskId), Number(row.count)]));
+    for (const row of rows) {
+      const entry = pending.get(Number(row.taskId)) ?? { queued: 0, waiting: 0 };
+      if (row.queued === true || Number(row.queued) === 1) entry.queued += Number(row.count);
+      else entry.waiting += Number(row.count);
+      pending.set(Number(row.taskId), entry);
+    }
+    return pending;
   }
 
   /**
