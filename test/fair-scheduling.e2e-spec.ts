@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
 import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
-import type { RunningProcess } from './helpers/process';
+import { KEYS_CLI, runToEnd, type RunningProcess } from './helpers/process';
 import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver';
@@ -234,6 +234,20 @@ describe('cancellation', () => {
     // the key is revoked: the account's admin key reads the task
     const task = await waitForTask(app.url, f.adminKey, `/v1/image/edit/batch/${id}`);
     expect(task).toMatchObject({ status: 'CANCELLED', progress: { total: 10, done: 0, cancelled: 8 } });
+  });
+  it('a key revoked with the keys CLI (no task service there): its tasks end at the next top-up', async () => {
+    const k = await accountKey('fair-k');
+    for (let i = 0; i < 2; i++) images.stall(`/k/${i}.jpg`);
+    for (let i = 2; i < 8; i++) images.put(`/k/${i}.jpg`, await quadrantsImage({ format: 'png', width: 8, height: 8 }));
+    const id = await submit(k.api, { input: Array.from({ length: 8 }, (_, i) => images.url(`/k/${i}.jpg`)) });
+    await untilRequested('/k/', PER_TASK);
+    const revoked = await runToEnd(KEYS_CLI, ['revoke', String(k.id)], { ...app.env }, 25_000);
+    expect(revoked.code, revoked.output).toBe(0);
+    // the stalled items end (time out), the top-up after them finds the key revoked and cancels the task
+    const task = await waitForTask(app.url, k.adminKey, `/v1/image/edit/batch/${id}`, FETCH_TIMEOUT_MS + 10_000);
+    expect(task).toMatchObject({ status: 'CANCELLED', progress: { total: 8, done: 0, failed: 2, cancelled: 6 } });
+    await sleep(SETTLE_MS);
+    expect(hitsUnder('/k/')).toEqual(['/k/0.jpg', '/k/1.jpg']);
   });
 });
 
