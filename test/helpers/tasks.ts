@@ -4,7 +4,7 @@ import { startProcess, WORKER_MAIN, type RunningProcess } from './process';
 import type { TestApp } from './test-app';
 
 /** Task statuses that do not change any more. */
-export const FINAL = ['DONE', 'ERROR'];
+export const FINAL = ['DONE', 'ERROR', 'CANCELLED'];
 
 /**
  * Polls a task until it is final (bounded: at most `timeoutMs`), checking on the way that its status never
@@ -17,7 +17,7 @@ export async function waitForTask(
   path: string,
   timeoutMs = 60_000,
 ): Promise<Record<string, any>> {
-  const order = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR'];
+  const order = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'];
   const bases = typeof base === 'string' ? [base] : base;
   const deadline = Date.now() + timeoutMs;
   let last = -1;

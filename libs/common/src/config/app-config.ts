@@ -127,6 +127,10 @@ export class AppConfig {
   readonly taskConcurrency: number;
   /** Runs of an item (or a task's listing) before a transient failure (network, storage 5xx) is final. */
   readonly taskAttempts: number;
+  /** Items of one task handed to the queue at a time (docs/batch.md, "Scheduling"). */
+  readonly taskOutstandingPerTask: number;
+  /** Items of one account's tasks handed to the queue at a time: what keeps one account from filling it. */
+  readonly taskOutstandingPerAccount: number;
   /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
   readonly taskRetryDelayMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
@@ -234,6 +238,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (adminApiKey !== undefined && adminApiKey.length < 32) {
     read.problem('ADMIN_API_KEY', 'must be at least 32 characters long');
   }
+  const taskConcurrency = read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256);
   const redisPrefix = read.string('REDIS_PREFIX', 'atelier');
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisPrefix)) {
     read.problem('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
@@ -296,8 +301,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     editMemoryBytes: read.integer('EDIT_MEMORY_BYTES', Math.floor(processMemory() / 2), MIB, 2 ** 40),
     editInputBytes: read.integer('EDIT_INPUT_BYTES', Math.max(64 * MIB, Math.floor(processMemory() / 8)), MIB, 2 ** 40),
     editKeySharePercent: read.integer('EDIT_KEY_SHARE', 50, 1, 100),
-    taskConcurrency: read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
+    taskConcurrency,
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
+    taskOutstandingPerTask: read.integer('TASK_OUTSTANDING_PER_TASK', 2 * taskConcurrency, 1, 100_000),
+    taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
     vision: readVision(read),

@@ -24,15 +24,15 @@ interface ItemWork {
 /** `messaging.system` of the spans of this queue. */
 const IN_PROCESS = 'in-process';
 
-/** Item entries held in memory before a listing waits for the runners to catch up. */
-const HIGH_WATER = 1_000;
 /** Longest a shutdown waits for the items being edited; unfinished ones stay pending for the next start. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
 /**
- * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time.
- * Listings and webhooks run beside the items. A listing that gets ahead of the runners waits (backpressure), so
- * a large folder is never held in memory. Transient failures are retried like BullMQ retries them. At start,
+ * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time, first
+ * queued first run. Listings and webhooks run beside the items. What waits here is bounded by the scheduler
+ * (TaskScheduler: a few items per account, the rest wait in the database), so a large folder is never held in
+ * memory and one account's batch never holds up another's. Transient failures are retried like BullMQ retries
+ * them. At start,
  * tasks a restart interrupted resume: their listing runs again (it records nothing twice) and their pending
  * items are queued again; items that were final stay as they were.
  */
@@ -40,12 +40,13 @@ const SHUTDOWN_GRACE_MS = 30_000;
 export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(InProcessTaskQueue.name);
   private readonly waiting: ItemWork[] = [];
+  /** Items waiting or running (`taskId:seq`): adding one again adds nothing, as a BullMQ job id does. */
+  private readonly inHand = new Set<string>();
   /** Items being edited (at most TASK_CONCURRENCY). */
   private readonly running = new Set<Promise<void>>();
   /** Listings and webhooks in progress. */
   private readonly side = new Set<Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private drained: (() => void)[] = [];
   private stopping = false;
 
   constructor(
@@ -77,11 +78,13 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
 
   async addItems(taskId: number, seqs: number[]): Promise<void> {
     const traceparent = activeTraceparent();
-    for (const seq of seqs) this.waiting.push({ taskId, seq, attempts: 0, traceparent });
-    this.pump();
-    while (this.waiting.length > HIGH_WATER && !this.stopping) {
-      await new Promise<void>((resolve) => this.drained.push(resolve));
+    for (const seq of seqs) {
+      const key = `${taskId}:${seq}`;
+      if (this.inHand.has(key)) continue;
+      this.inHand.add(key);
+      this.waiting.push({ taskId, seq, attempts: 0, traceparent });
     }
+    this.pump();
   }
 
   async deliverWebhook(taskId: number): Promise<void> {
@@ -94,8 +97,8 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     const began = Date.now();
     this.stopping = true;
     this.waiting.length = 0;
+    this.inHand.clear();
     for (const timer of this.timers) clearTimeout(timer);
-    this.releaseWaiters();
     this.logger.log(`Stopping: no new items; finishing the ${this.running.size} in hand`);
     const all = Promise.allSettled([...this.running, ...this.side]).then(() => true);
     const grace = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS).unref());
@@ -116,13 +119,6 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
       });
       this.running.add(run);
     }
-    if (this.waiting.length <= HIGH_WATER / 2) this.releaseWaiters();
-  }
-
-  private releaseWaiters(): void {
-    const waiters = this.drained;
-    this.drained = [];
-    for (const resolve of waiters) resolve();
   }
 
   private async runItem(work: ItemWork): Promise<void> {
@@ -131,6 +127,7 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     try {
       const job = { ...work, name: TaskJobs.item, attempt: work.attempts };
       await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      this.inHand.delete(`${work.taskId}:${work.seq}`);
     } catch (error) {
       this.logger.warn(
         `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
