@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { Body, Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ParseIdPipe } from '@app/common';
-import { TaskService } from '@app/editing';
+import { ParseIdPipe, RawResponse } from '@app/common';
+import { JSON_CONTENT_TYPE, TaskBodies, TaskService } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -18,12 +19,18 @@ const ApiTaskRefused = () =>
     'A storage reference names no storage of your account, or the address policy refuses `webhook_url`.',
   );
 
-/** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id. */
+/**
+ * Batch and asynchronous edits (scope `image_editing`): create a task, read it by id. A task read by id is
+ * streamed, already enveloped, page by page from the database (TaskBodies): its size does not weigh on memory.
+ */
 @ApiTags('Image editing')
 @Controller('v1/image/edit')
 @RequireScopes('image_editing')
 export class BatchController {
-  constructor(private readonly tasks: TaskService) {}
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly bodies: TaskBodies,
+  ) {}
 
   @Post('batch')
   @HttpCode(200)
@@ -43,11 +50,13 @@ export class BatchController {
   @ApiOperation({ summary: 'A batch task: status, progress, results and errors' })
   @ApiEnvelope(TaskDto)
   @ApiTaskNotFound()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   getBatch(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
-    return this.tasks.get(caller.accountId, 'batch', id);
+  ): Promise<Readable> {
+    return this.bodies.open(caller.accountId, 'batch', id);
   }
 
   @Post('async')
@@ -67,10 +76,12 @@ export class BatchController {
   @ApiOperation({ summary: 'An asynchronous edit: its task, with `result` once done' })
   @ApiEnvelope(TaskDto)
   @ApiTaskNotFound()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   getAsync(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
-    return this.tasks.get(caller.accountId, 'async', id);
+  ): Promise<Readable> {
+    return this.bodies.open(caller.accountId, 'async', id);
   }
 }
