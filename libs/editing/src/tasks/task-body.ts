@@ -99,13 +99,21 @@ export class TaskBodies {
     yield list.take();
   }
 
-  /** The task's final items of one status in order, a page at a time; at least one page, maybe empty. */
+  /**
+   * The task's final items of one status in order, a page at a time; at least one page, maybe empty. The next page
+   * is read while this one is written (one page ahead: a database round trip per page would otherwise add up).
+   */
   private async *pages(taskId: number, status: 'DONE' | 'FAILED'): AsyncGenerator<EditTaskItemEntity[]> {
-    for (let after = -1; ;) {
-      const items = await this.store.finishedAfter(taskId, status, after, BODY_PAGE_ITEMS);
+    const read = (after: number) => {
+      const page = this.store.finishedAfter(taskId, status, after, BODY_PAGE_ITEMS);
+      // awaited below; until then (or if the reader stops first) a failure must not be an unhandled rejection
+      page.catch(() => undefined);
+      return page;
+    };
+    for (let next: Promise<EditTaskItemEntity[]> | undefined = read(-1); next;) {
+      const items: EditTaskItemEntity[] = await next;
+      next = items.length < BODY_PAGE_ITEMS ? undefined : read(items[items.length - 1].seq);
       yield items;
-      if (items.length < BODY_PAGE_ITEMS) return;
-      after = items[items.length - 1].seq;
     }
   }
 }
