@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_PAGE_ITEMS, TaskQueue, TaskService } from '@app/editing';
+import { WebhookSender } from '../libs/editing/src/webhooks/webhook-sender';
 import { client } from './helpers/http';
 import type { RunningProcess } from './helpers/process';
 import { adminAccountId, failedOf, insertTaskRows, type TaskRowsOptions } from './helpers/task-rows';
@@ -113,4 +114,20 @@ describe('the webhook of a large task', () => {
     expect(delivery.body.toString('utf8') === expected, 'the delivered body is the whole view').toBe(true);
     expect(JSON.parse(delivery.body.toString('utf8')).data.results).toHaveLength(items - failedOf(items));
   }, 60_000);
+
+  it('never ends a body other than the one it signed: the receiver gets a cut request, the sender an error', async () => {
+    let reads = 0;
+    // a task that changed between the signing pass and the sending pass
+    const body = async function* () {
+      reads++;
+      yield Buffer.from('{"data":{"id":');
+      yield Buffer.from(reads === 1 ? '1}}' : '2}}');
+    };
+    const sender = app.app.get(WebhookSender);
+    const task = { id: 1, accountId, createdAt: new Date() };
+    await expect(sender.send(task, receiver.url('/changed'), body)).rejects.toThrow();
+    expect(reads).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.deliveries.filter((delivery) => delivery.path === '/changed')).toHaveLength(0);
+  });
 });

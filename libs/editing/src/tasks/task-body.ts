@@ -14,6 +14,12 @@ export const BODY_PAGE_ITEMS = 500;
  */
 const CHUNK_CHARS = 16 * 1024;
 
+/**
+ * Bytes of the body made ahead of the socket: the next chunks are ready when the client has read the last ones,
+ * rather than made then (the database's round trips and the writing overlap with the sending).
+ */
+const READ_AHEAD_BYTES = 256 * 1024;
+
 /** The view's fields that come after its head, in this order: the body writes them itself. */
 const WRITTEN_AFTER = new Set(['errors', 'results', 'retrying', 'result']);
 
@@ -47,7 +53,7 @@ export class TaskBodies {
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     const chunks = this.chunks(task);
     const first = await chunks.next();
-    return Readable.from(resumed(first, chunks), { objectMode: false });
+    return Readable.from(resumed(first, chunks), { objectMode: false, highWaterMark: READ_AHEAD_BYTES });
   }
 
   /** The body's bytes in chunks of about CHUNK_CHARS or more; each call reads the task afresh (a webhook reads it twice). */
