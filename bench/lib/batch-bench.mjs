@@ -31,7 +31,7 @@ const UPLOAD_CONCURRENCY = 8;
 const MiB = 2 ** 20;
 
 /** VmRSS and VmHWM (peak) of a process, in bytes, from /proc (Linux); undefined elsewhere. */
-function memory(pid) {
+export function memory(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
@@ -42,7 +42,7 @@ function memory(pid) {
 }
 
 /** Runs `work(item)` over `items`, `concurrency` at a time. */
-async function pool(items, concurrency, work) {
+export async function pool(items, concurrency, work) {
   let next = 0;
   const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
     while (next < items.length) await work(items[next++]);
@@ -51,7 +51,7 @@ async function pool(items, concurrency, work) {
 }
 
 /** PostgreSQL and Redis for scaled mode: the environment's URLs, else the local defaults; undefined if either is down. */
-async function scaledBackends(log) {
+export async function scaledBackends(log) {
   const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const database = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 });
@@ -91,7 +91,7 @@ async function scaledBackends(log) {
  * A webhook receiver on 127.0.0.1: each run gets its own URL (`urlFor(run)`, task ids repeat across
  * databases), and `finished(run)` resolves with the time its webhook arrived.
  */
-async function webhookReceiver() {
+export async function webhookReceiver() {
   const waiting = new Map();
   const arrived = new Map();
   const server = createServer((request, response) => {
@@ -117,7 +117,7 @@ async function webhookReceiver() {
 }
 
 /** A client of one started API: JSON calls with its admin key; throws on an unexpected status. */
-function apiClient(base, key) {
+export function apiClient(base, key) {
   return async (method, path, body, expected = 200) => {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -231,7 +231,7 @@ function fifths(samples, label) {
 }
 
 /** The API started on `env`, with the bench bucket as storage `bench`. */
-async function startApi(options, env, s3server) {
+export async function startApi(options, env, s3server) {
   const api = await startService(resolve(ROOT, options.main), env, options.serviceNodeArgs);
   const call = apiClient(api.base, env.ADMIN_API_KEY);
   await call(
@@ -249,6 +249,32 @@ async function startApi(options, env, s3server) {
     200,
   );
   return { ...api, call };
+}
+
+/** s3rver, its own process (as in the tests), with the bench bucket and a key pair of this run, and a client. */
+export async function startS3(folder) {
+  const s3server = {
+    accessKey: `AKIABENCH${randomBytes(6).toString('hex').toUpperCase()}`,
+    secretKey: randomBytes(24).toString('base64url'),
+  };
+  const s3dir = join(folder, 's3');
+  mkdirSync(s3dir);
+  const s3child = await startNodeServer(
+    S3RVER_MAIN,
+    [s3dir, BUCKET],
+    { PATH: process.env.PATH, S3RVER_ACCESS_KEY: s3server.accessKey, S3RVER_SECRET_KEY: s3server.secretKey },
+    ['--openssl-legacy-provider'],
+  );
+  s3server.endpoint = `http://127.0.0.1:${s3child.port}`;
+  const s3 = new S3Client({
+    endpoint: s3server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3server.accessKey, secretAccessKey: s3server.secretKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return { s3server, s3child, s3 };
 }
 
 /**
@@ -278,28 +304,7 @@ export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
   };
   log(`batch: ${count} photos, ${input.minMp.toFixed(1)}-${input.maxMp.toFixed(1)} MP, ${(bytes / 1e6).toFixed(0)} MB`);
 
-  // s3rver, its own process (as in the tests), with a key pair of this run.
-  const s3server = {
-    accessKey: `AKIABENCH${randomBytes(6).toString('hex').toUpperCase()}`,
-    secretKey: randomBytes(24).toString('base64url'),
-  };
-  const s3dir = join(folder, 's3');
-  mkdirSync(s3dir);
-  const s3child = await startNodeServer(
-    S3RVER_MAIN,
-    [s3dir, BUCKET],
-    { PATH: process.env.PATH, S3RVER_ACCESS_KEY: s3server.accessKey, S3RVER_SECRET_KEY: s3server.secretKey },
-    ['--openssl-legacy-provider'],
-  );
-  s3server.endpoint = `http://127.0.0.1:${s3child.port}`;
-  const s3 = new S3Client({
-    endpoint: s3server.endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3server.accessKey, secretAccessKey: s3server.secretKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const { s3server, s3child, s3 } = await startS3(folder);
   // in/part-0/ holds the photos once (the throughput runs' folder); in/ with its sub-folders `copies` times.
   const uploads = [];
   for (let part = 0; part < copies; part++) for (const name of names) uploads.push({ part, name });

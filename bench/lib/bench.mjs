@@ -1,7 +1,8 @@
 // The run (started by bench/run.mjs), four suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
 // node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
-// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. See bench/README.md.
+// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. soak (only when named):
+// lib/soak-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
 import { renderScene, runSceneSuite } from './scene-bench.mjs';
+import { runSoakSuite } from './soak-bench.mjs';
+import { renderSoak } from './soak-report.mjs';
 import { runVisionSuite } from './vision-bench.mjs';
 import { renderVision } from './vision-report.mjs';
 import { formatTable, renderResults, targetLines, writeResults } from './report.mjs';
@@ -259,6 +262,16 @@ async function sceneSuite(options, folder, machine) {
   if (failed.length > 0) process.exitCode = 1;
 }
 
+/** The soak suite (lib/soak-bench.mjs): prints its block, writes it after a run of its full length. */
+async function soakSuite(options, folder, machine) {
+  const began = performance.now();
+  const { serviceEnv } = childEnv(folder);
+  const result = await runSoakSuite(options, { folder, env: serviceEnv, log });
+  await stopAll();
+  const section = renderSoak({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
+  writeSection(section, 'soak', options.writeSoakDoc, 'a run shorter than 10 minutes');
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
@@ -268,7 +281,7 @@ async function main() {
     for (const suite of options.suites) {
       const own = join(folder, suite);
       mkdirSync(own);
-      await { edit: editSuite, batch: batchSuite, vision: visionSuite, scene: sceneSuite }[suite](
+      await { edit: editSuite, batch: batchSuite, vision: visionSuite, scene: sceneSuite, soak: soakSuite }[suite](
         options,
         own,
         machine,

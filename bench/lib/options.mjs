@@ -4,7 +4,11 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
-export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene'];
+export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'soak'];
+/** The suites of a plain `npm run bench`: the soak (10 minutes of load) runs only when named. */
+const DEFAULT_SUITES = ['edit', 'batch', 'vision', 'scene'];
+/** Soak suite: minutes of load (--soak-minutes), and those of --quick. */
+const SOAK_MINUTES = { full: 10, quick: 1 };
 /** Parts of the edit suite: the five methods, and admission (uploads under overload, heavy HEIC uploads). */
 export const ALL_EDIT_PARTS = ['methods', 'admission'];
 const ADMISSION = { full: { seconds: 20, warmup: 5 }, quick: { seconds: 4, warmup: 1 } };
@@ -47,7 +51,11 @@ const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 const USAGE = `node bench/run.mjs [options]
   --suites=edit,batch,vision,scene  edit: one edit, five ways (below); batch: a folder of photos through batch
                          tasks; vision: background removal against @imgly/background-removal-node, upscale, faces,
-                         plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer
+                         plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer;
+                         soak (only when named): API and worker under mixed load, RSS over time, memory of big tasks
+  --soak-minutes=N       soak suite: minutes of load (default 10; 1 with --quick; the doc needs 10 or more)
+  --memory-base=PATH     soak suite: also measure the memory of big tasks on another build (its
+                         dist/apps/api/src/main.js), e.g. the code before a change
   --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
                          e: sharp in-process with libvips threads shared as the service does
   --formats=jpeg,webp,avif
@@ -96,7 +104,9 @@ export function readOptions(argv) {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        suites: { type: 'string', default: ALL_SUITES.join(',') },
+        suites: { type: 'string', default: DEFAULT_SUITES.join(',') },
+        'soak-minutes': { type: 'string' },
+        'memory-base': { type: 'string' },
         'batch-sizes': { type: 'string' },
         'vision-runs': { type: 'string' },
         'no-imgly': { type: 'boolean', default: false },
@@ -152,6 +162,12 @@ export function readOptions(argv) {
     scene: SCENE[values.quick ? 'quick' : 'full'],
     // the scene block: a run of that suite that is not quick
     writeSceneDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
+    soakMinutes: soakMinutes(values),
+    memoryBase: values['memory-base'],
+    // the soak block: a run of its full length (10 minutes or more) that is not quick
+    writeSoakDoc: values['no-doc']
+      ? false
+      : (values.doc ?? (!values.quick && soakMinutes(values) >= SOAK_MINUTES.full)),
     // the vision block: a run of that suite with its defaults (whether the reference ran is checked at the end)
     writeVisionDoc: values['no-doc']
       ? false
@@ -182,6 +198,16 @@ function visionPlan(values) {
     plan.bigRuns = runs[1] ?? runs[0];
   }
   return plan;
+}
+
+/** `--soak-minutes=N`: 1..120 minutes; default 10, or 1 with --quick. */
+function soakMinutes(values) {
+  if (values['soak-minutes'] === undefined) return SOAK_MINUTES[values.quick ? 'quick' : 'full'];
+  const minutes = Number(values['soak-minutes']);
+  if (!Number.isFinite(minutes) || minutes < 0.5 || minutes > 120) {
+    throw new Error(`--soak-minutes: "${values['soak-minutes']}" is not 0.5..120 minutes`);
+  }
+  return minutes;
 }
 
 /** `--batch-sizes=500,5000`: two counts, the second a multiple of the first (it is that many copies). */

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit`, `batch`, `admission`, `vision`. */
+/** The generated blocks of docs/benchmarks.md, each between its own markers: `edit`, `batch`, `admission`, `vision`, `scene`, `soak`. */
 const MARKERS = {
   edit: ['<!-- bench:results:start -->', '<!-- bench:results:end -->'],
   batch: ['<!-- bench:batch:start -->', '<!-- bench:batch:end -->'],
   admission: ['<!-- bench:admission:start -->', '<!-- bench:admission:end -->'],
   vision: ['<!-- bench:vision:start -->', '<!-- bench:vision:end -->'],
   scene: ['<!-- bench:scene:start -->', '<!-- bench:scene:end -->'],
+  soak: ['<!-- bench:soak:start -->', '<!-- bench:soak:end -->'],
 };
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',

@@ -25,6 +25,7 @@ export {
 export * from './tasks/tasks.module';
 export * from './tasks/task-service';
 export * from './tasks/task-view';
+export * from './tasks/task-body';
 export * from './tasks/task-queue';
 export * from './tasks/task-worker';
 export * from './tasks/task-request';

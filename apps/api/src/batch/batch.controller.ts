@@ -1,7 +1,8 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { applyDecorators, Body, Controller, Delete, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ParseIdPipe } from '@app/common';
-import { TaskService } from '@app/editing';
+import { ParseIdPipe, RawResponse } from '@app/common';
+import { JSON_CONTENT_TYPE, TaskBodies, TaskService } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes, Uncounted } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -27,12 +28,19 @@ const ChargedPerImage = () =>
     ApiErrorResponse(['QUOTA_EXHAUSTED'], "The key's calls left cannot cover the request's images (one per image)."),
   );
 
-/** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id, cancel it. */
+/**
+ * Batch and asynchronous edits (scope `image_editing`): create a task, read it by id, cancel it. A task read by id
+ * (or answered to its cancellation) is streamed, already enveloped, page by page from the database (TaskBodies):
+ * its size does not weigh on memory.
+ */
 @ApiTags('Image editing')
 @Controller('v1/image/edit')
 @RequireScopes('image_editing')
 export class BatchController {
-  constructor(private readonly tasks: TaskService) {}
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly bodies: TaskBodies,
+  ) {}
 
   @Post('batch')
   @HttpCode(200)
@@ -53,11 +61,13 @@ export class BatchController {
   @ApiOperation({ summary: 'A batch task: status, progress, results and errors' })
   @ApiEnvelope(TaskDto)
   @ApiTaskNotFound()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   getBatch(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
-    return this.tasks.get(caller.accountId, 'batch', id);
+  ): Promise<Readable> {
+    return this.bodies.open(caller.accountId, 'batch', id);
   }
 
   @Delete('batch/:id')
@@ -68,12 +78,14 @@ export class BatchController {
   })
   @ApiEnvelope(TaskDto)
   @ApiTaskCancel()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   async cancelBatch(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
+  ): Promise<Readable> {
     await this.tasks.cancel(caller.accountId, 'batch', id);
-    return this.tasks.get(caller.accountId, 'batch', id);
+    return this.bodies.open(caller.accountId, 'batch', id);
   }
 
   @Post('async')
@@ -94,11 +106,13 @@ export class BatchController {
   @ApiOperation({ summary: 'An asynchronous edit: its task, with `result` once done' })
   @ApiEnvelope(TaskDto)
   @ApiTaskNotFound()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   getAsync(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
-    return this.tasks.get(caller.accountId, 'async', id);
+  ): Promise<Readable> {
+    return this.bodies.open(caller.accountId, 'async', id);
   }
 
   @Delete('async/:id')
@@ -108,11 +122,13 @@ export class BatchController {
   })
   @ApiEnvelope(TaskDto)
   @ApiTaskCancel()
+  @RawResponse()
+  @Header('content-type', JSON_CONTENT_TYPE)
   async cancelAsync(
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TaskDto> {
+  ): Promise<Readable> {
     await this.tasks.cancel(caller.accountId, 'async', id);
-    return this.tasks.get(caller.accountId, 'async', id);
+    return this.bodies.open(caller.accountId, 'async', id);
   }
 }

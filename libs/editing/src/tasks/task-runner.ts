@@ -11,6 +11,7 @@ import { isFinalTaskStatus, type EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request.model';
+import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskScheduler } from './task-scheduler';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
@@ -45,6 +46,7 @@ export class TaskRunner {
     private readonly queue: TaskQueue,
     private readonly webhooks: WebhookSender,
     private readonly scheduler: TaskScheduler,
+    private readonly bodies: TaskBodies,
   ) {}
 
   /**
@@ -162,7 +164,7 @@ export class TaskRunner {
       webhookDeliveryDuration.observe({ outcome }, (performance.now() - started) / 1000);
     };
     try {
-      await this.webhooks.send(task, task.webhookUrl, { data: await this.view(task) });
+      await this.webhooks.send(task, task.webhookUrl, () => this.bodies.chunks(task));
       attempt('delivered');
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {

@@ -127,12 +127,6 @@ export class TaskService {
     return images;
   }
 
-  async get(accountId: number, kind: TaskKind, id: number): Promise<TaskView> {
-    const task = await this.store.findOwned(accountId, id, kind);
-    if (!task) throw new ServiceException('TASK_NOT_FOUND');
-    return this.runner.view(task);
-  }
-
   /** The account's tasks, newest first, one page of them (`page` from 1). */
   async list(
     accountId: number,

@@ -285,6 +285,21 @@ export class TaskStore {
     return { items, total };
   }
 
+  /** A task's final items of one status after `afterSeq`, in order, `limit` at most (a keyset page). */
+  finishedAfter(
+    taskId: number,
+    status: 'DONE' | 'FAILED',
+    afterSeq: number,
+    limit: number,
+  ): Promise<EditTaskItemEntity[]> {
+    return this.items
+      .createQueryBuilder('item')
+      .where('item.task_id = :taskId AND item.status = :status AND item.seq > :afterSeq', { taskId, status, afterSeq })
+      .orderBy('item.seq', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
   /** The account's most recent failed items (newest first), with their task's id. */
   recentFailures(accountId: number, limit: number): Promise<EditTaskItemEntity[]> {
     return this.items

@@ -7,6 +7,7 @@ import { EditingModule } from '../editing.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BullMqTaskQueue } from './bullmq-task-queue';
 import { InProcessTaskQueue } from './in-process-task-queue';
+import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
 import { TaskScheduler } from './task-scheduler';
@@ -32,8 +33,16 @@ export class TasksModule {
         EditingModule,
         WebhooksModule,
       ],
-      providers: [TaskStore, TaskScheduler, TaskRunner, TaskService, queue, ...(role === 'worker' ? [TaskWorker] : [])],
-      exports: [TaskService, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
+      providers: [
+        TaskStore,
+        TaskScheduler,
+        TaskBodies,
+        TaskRunner,
+        TaskService,
+        queue,
+        ...(role === 'worker' ? [TaskWorker] : []),
+      ],
+      exports: [TaskService, TaskBodies, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };
   }
 }

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { ServiceException } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
 import { SafeFetcher, unsuccessfulAnswer } from '@app/storage';
 import { WebhookSecrets } from './webhook-secrets';
-import { webhookSignatureHeaders } from './webhook-signature';
+import { signatureHeaders, webhookHmac } from './webhook-signature';
 
 /** Longest body read back from a webhook receiver (only its status matters). */
 const ANSWER_MAX_BYTES = 64 * 1024;
@@ -13,9 +15,15 @@ export function webhookDeliveryId(task: Pick<EditTaskEntity, 'id' | 'createdAt'>
   return `task_${task.id}_${task.createdAt.getTime()}`;
 }
 
+/** A webhook's body, as chunks read afresh at each call: it is read twice, to sign it and to send it. */
+export type WebhookBody = () => AsyncIterable<Buffer>;
+
 /**
  * POSTs a finished task to its `webhook_url` through SafeFetcher (the address policy and time limits of
- * downloads), signed with the task's account's secret (webhook-signature.ts). A 2xx answer is delivered. A
+ * downloads), signed with the task's account's secret (webhook-signature.ts). The body is never held whole: a
+ * first pass over its chunks computes the signature and length, a second one sends it (and refuses to end it
+ * when its bytes were not those signed: the receiver then sees a cut body, and the delivery is retried). A
+ * 2xx answer is delivered. A
  * redirect is not followed (the body and its signature would go to an origin the account never named) and fails
  * for good; any other answer throws for the caller to retry.
  */
@@ -29,19 +37,24 @@ export class WebhookSender {
   async send(
     task: Pick<EditTaskEntity, 'id' | 'accountId' | 'createdAt'>,
     url: string,
-    payload: unknown,
+    body: WebhookBody,
   ): Promise<void> {
-    const body = Buffer.from(JSON.stringify(payload));
     const key = await this.secrets.signingKey(task.accountId);
+    const id = webhookDeliveryId(task);
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      ...webhookSignatureHeaders(key, webhookDeliveryId(task), timestamp, body),
-    };
+    const hmac = webhookHmac(key, id, timestamp);
+    const check = createHash('sha256');
+    let length = 0;
+    for await (const chunk of body()) {
+      hmac.update(chunk);
+      check.update(chunk);
+      length += chunk.length;
+    }
+    const digest = check.digest('hex');
     const response = await this.fetcher.open(url, {
       method: 'POST',
-      body,
-      headers,
+      body: { length, open: () => Readable.from(asSigned(body(), digest), { objectMode: false }) },
+      headers: { 'content-type': 'application/json', ...signatureHeaders(id, timestamp, hmac) },
       maxBytes: ANSWER_MAX_BYTES,
       redirects: false,
     });
@@ -58,4 +71,17 @@ export class WebhookSender {
       throw unsuccessfulAnswer('The webhook', status);
     }
   }
+}
+
+/** The chunks again, the last one held back until their digest is the one signed (else an error, never the end). */
+async function* asSigned(chunks: AsyncIterable<Buffer>, digest: string): AsyncGenerator<Buffer> {
+  const check = createHash('sha256');
+  let held: Buffer | undefined;
+  for await (const chunk of chunks) {
+    if (held) yield held;
+    check.update(chunk);
+    held = chunk;
+  }
+  if (check.digest('hex') !== digest) throw new Error('the task changed between signing its webhook and sending it');
+  if (held) yield held;
 }

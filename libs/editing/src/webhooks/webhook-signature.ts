@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, type Hmac } from 'node:crypto';
 
 /*
  * Webhook signatures in the Standard Webhooks form (standardwebhooks.com), which receivers' libraries verify:
@@ -26,20 +26,30 @@ export function webhookKey(secret: string): Buffer {
 }
 
 /**
- * The signature headers of one delivery attempt.
+ * The HMAC of one delivery attempt, its body still to be added (`update`, chunk by chunk: a body streamed from the
+ * database is signed without being held whole).
  * @param id the same for every attempt of one delivery (receivers drop duplicates by it); no `.`
  * @param timestamp whole seconds since the Unix epoch, of this attempt
  */
+export function webhookHmac(key: Buffer, id: string, timestamp: number): Hmac {
+  return createHmac('sha256', key).update(`${id}.${timestamp}.`);
+}
+
+/** The signature headers of one delivery attempt, from its HMAC over the whole body (webhookHmac). */
+export function signatureHeaders(id: string, timestamp: number, hmac: Hmac): Record<string, string> {
+  return {
+    [WEBHOOK_ID_HEADER]: id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+    [WEBHOOK_SIGNATURE_HEADER]: `v1,${hmac.digest('base64')}`,
+  };
+}
+
+/** The signature headers of one delivery attempt of a body held in memory. */
 export function webhookSignatureHeaders(
   key: Buffer,
   id: string,
   timestamp: number,
   body: Buffer,
 ): Record<string, string> {
-  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
-  return {
-    [WEBHOOK_ID_HEADER]: id,
-    [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-    [WEBHOOK_SIGNATURE_HEADER]: `v1,${signature}`,
-  };
+  return signatureHeaders(id, timestamp, webhookHmac(key, id, timestamp).update(body));
 }

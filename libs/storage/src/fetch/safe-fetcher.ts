@@ -9,7 +9,7 @@ import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy'
 import { describeUrl } from './describe-url';
 import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
 import { unsuccessfulAnswer } from './http-answer';
-import type { SafeDownload, SafeFetchOptions, SafeFetchResponse } from './safe-fetcher.types';
+import type { SafeDownload, SafeFetchOptions, SafeFetchResponse, StreamedBody } from './safe-fetcher.types';
 
 /** Redirects followed per download; one more fails with FETCH_REFUSED. */
 export const MAX_REDIRECTS = 5;
@@ -168,7 +168,7 @@ export class SafeFetcher implements OnApplicationShutdown {
     method: string,
     headers: OutgoingHttpHeaders,
     deadline: Deadline,
-    body?: Buffer,
+    body?: Buffer | StreamedBody,
   ): Promise<IncomingMessage> {
     const target = await deadline.race(this.policy.resolve(url));
     const host = bareHost(url);
@@ -210,7 +210,9 @@ export class SafeFetcher implements OnApplicationShutdown {
         settle();
         reject(toFetchError(error, describeUrl(url)));
       });
-      request.end(body);
+      if (body === undefined || Buffer.isBuffer(body)) request.end(body);
+      // a failing body stream destroys the request, which rejects through 'error' above
+      else pipeline(body.open(), request, () => undefined);
     });
   }
 

@@ -2,10 +2,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ReserveBytes } from './fetch-stream';
 
+/** A request body written from a stream: its exact length, and a fresh stream of it at each call (a redirect's). */
+export interface StreamedBody {
+  length: number;
+  open(): Readable;
+}
+
 export interface SafeFetchOptions {
   method?: 'GET' | 'HEAD' | 'POST';
   /** Request body (POST); sent again on a 307 or 308 redirect, dropped when a redirect turns the request into GET. */
-  body?: Buffer;
+  body?: Buffer | StreamedBody;
   /** Largest body accepted, in bytes; default the configured FETCH_MAX_BYTES. */
   maxBytes?: number;
   headers?: Record<string, string>;
