@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_PAGE_ITEMS, TaskQueue, TaskService } from '@app/editing';
+import { BODY_PAGE_ITEMS, TaskQueue } from '@app/editing';
+import { TaskRunner } from '../libs/editing/src/tasks/task-runner';
+import { TaskStore } from '../libs/editing/src/tasks/task-store';
 import { WebhookSender } from '../libs/editing/src/webhooks/webhook-sender';
 import { client } from './helpers/http';
 import type { RunningProcess } from './helpers/process';
@@ -10,7 +12,7 @@ import { startWebhookReceiver, verifies, type WebhookReceiver } from './helpers/
 
 /*
  * A task read by id, and its webhook, are written page by page from the database (TaskBodies) rather than built
- * in memory: the bytes must be exactly those of the whole view (TaskService.get, what the route answered before),
+ * in memory: the bytes must be exactly those of the whole view (TaskRunner.view of the stored task, what the route answered before),
  * whatever the task's size, its kind and the page boundaries. Tasks are written straight into the database.
  * In the suite's mode: embedded, or with REDIS_URL the built worker delivers the webhook.
  */
@@ -37,7 +39,9 @@ const routeOf = (kind: string, id: number) => `/v1/image/edit/${kind}/${id}`;
 
 /** The body the route answered before it streamed: the whole view, enveloped, serialised at once. */
 async function wholeBody(kind: 'batch' | 'async', id: number): Promise<string> {
-  return JSON.stringify({ data: await app.app.get(TaskService).get(accountId, kind, id) });
+  const task = await app.app.get(TaskStore).findOwned(accountId, id, kind);
+  expect(task, `task ${id}`).not.toBeNull();
+  return JSON.stringify({ data: await app.app.get(TaskRunner).view(task!) });
 }
 
 async function streamedBody(kind: 'batch' | 'async', id: number): Promise<Response> {
