@@ -11,11 +11,11 @@ import { writePhoto, PHOTO_HEIGHT, PHOTO_WIDTH } from './fixture.mjs';
 import { between, sample, waitForQuiet } from './cpu.mjs';
 import { closedLoop, summarise } from './load.mjs';
 import { describeMachine } from './machine.mjs';
-import { bare, inProcess, inProcessShared, ipx, service, verify } from './methods.mjs';
+import { bare, inProcess, inProcessShared, ipx, lean, service, verify } from './methods.mjs';
 import { readOptions } from './options.mjs';
 import { startNodeServer, stopAll } from './processes.mjs';
 import { renderAdmission, runAdmission } from './admission-bench.mjs';
-import { renderBatch } from './batch-report.mjs';
+import { renderBatch, renderComparison } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
 import { renderScene, runSceneSuite } from './scene-bench.mjs';
 import { runVisionSuite } from './vision-bench.mjs';
@@ -50,7 +50,7 @@ function childEnv(folder) {
 /** Starts one method's server ((a) needs none). */
 function startMethod(id, context) {
   log(`starting (${id}) ...`);
-  return { a: inProcess, b: service, c: ipx, d: bare, e: inProcessShared }[id](context);
+  return { a: inProcess, b: service, c: ipx, d: bare, e: inProcessShared, f: lean }[id](context);
 }
 
 /** `client 3, origin 1, b 80, ...`: each process's CPU ms per request of one measurement. */
@@ -152,8 +152,13 @@ async function methodsPart(options, folder, machine, { inputFolder, photo }) {
     env,
     main: resolve(ROOT, options.main),
     serviceNodeArgs: options.serviceNodeArgs,
+    folder,
   };
-  const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
+  // The service at its default log level (one line per request at info), as it runs unless told otherwise: the
+  // issue measures its own cost against the lean server (f) that way.
+  const defaultLogEnv = { ...serviceEnv };
+  delete defaultLogEnv.LOG_LEVEL;
+  const contextFor = (id) => (id === 'b' ? { ...context, env: defaultLogEnv } : context);
   const methods = [];
   for (const id of options.methods) methods.push(await startMethod(id, contextFor(id)));
 
@@ -214,6 +219,7 @@ async function batchSuite(options, folder, machine) {
   const { serviceEnv } = childEnv(folder);
   const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env: serviceEnv, log });
   await stopAll();
+  if (result.compared) return log(`\n${renderComparison(result)}`);
   const section = renderBatch({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
   writeSection(section, 'batch', options.writeBatchDoc, 'not a full batch run');
 }
