@@ -20,3 +20,4 @@ export * from './files/shipped-folder';
 export * from './files/built-worker';
 export * from './metrics/metrics';
 export * from './metrics/metrics-server';
+export * from './cache/lru-cache';

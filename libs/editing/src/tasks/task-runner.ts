@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
+  LruCache,
   mediaTypeOfExtension,
   taskItemDuration,
   taskItems,
@@ -20,6 +21,8 @@ import { WebhookSender } from '../webhooks/webhook-sender';
 
 /** Items recorded and queued together while a folder is listed. */
 const CHUNK = 100;
+/** Parsed requests of the tasks most recently run (a process works on few tasks at once). */
+const PARSED_REQUESTS = 64;
 
 const isFinal = (task: EditTaskEntity) => task.status === 'DONE' || task.status === 'ERROR';
 
@@ -32,6 +35,12 @@ const isFinal = (task: EditTaskEntity) => task.status === 'DONE' || task.status 
 @Injectable()
 export class TaskRunner {
   private readonly logger = new Logger(TaskRunner.name);
+  /**
+   * A task's request never changes once stored: parsed once per task, not again for each of its items. Keyed by
+   * id and creation time, so that a task id used again (a database recreated under a running process) is not
+   * mistaken for the old task.
+   */
+  private readonly requests = new LruCache<string, TaskRequest>(PARSED_REQUESTS);
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -74,9 +83,9 @@ export class TaskRunner {
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
-    const item = await this.store.item(taskId, seq);
-    if (!item || item.status !== 'PENDING' || !(await this.store.startAttempt(item))) return;
-    const { edit } = requestOf(task);
+    const item = await this.store.startItem(taskId, seq);
+    if (!item) return;
+    const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
       ...edit,
@@ -200,11 +209,24 @@ export class TaskRunner {
 
   /** Ends the task when it is listed and no item is pending: DONE, or ERROR when any item failed. */
   private async finishIfDone(taskId: number): Promise<void> {
+    // Nearly every item ends with others still pending: one index lookup says so before the task and its counts
+    // (a scan of all its items) are read. Items ending at once may all find none pending; end() moves only once.
+    if (await this.store.hasPending(taskId)) return;
     const task = await this.store.find(taskId);
     if (!task?.expanded || isFinal(task)) return;
     const counts = await this.store.counts(taskId);
     if (counts.pending > 0) return;
     await this.end(task, counts.failed > 0 ? 'ERROR' : 'DONE');
+  }
+
+  private requestOf(task: EditTaskEntity): TaskRequest {
+    const key = `${task.id}:${new Date(task.createdAt).getTime()}`;
+    let request = this.requests.get(key);
+    if (!request) {
+      request = requestOf(task);
+      this.requests.set(key, request);
+    }
+    return request;
   }
 
   private async end(task: EditTaskEntity, status: 'DONE' | 'ERROR', error?: string): Promise<void> {
@@ -213,7 +235,7 @@ export class TaskRunner {
   }
 }
 
-/** The stored request, parsed again (it was valid when the task was created). */
+/** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
   return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
 }
