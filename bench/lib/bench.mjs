@@ -1,6 +1,7 @@
 // The run (started by bench/run.mjs), four suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
-// node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
+// node:http server around sharp, (e) (a) with threads shared, (f) a lean server that keeps its result on disk;
+// throughput and latency at concurrency 1, 2 and 4.
 // batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -122,7 +123,7 @@ function report(options, run) {
   log(`run time ${(seconds / 60).toFixed(1)} min, of which ${waited} min waiting for a quieter machine`);
 }
 
-/** The edit suite: the five methods, every format and concurrency; then the admission part. */
+/** The edit suite: the six methods, every format and concurrency; then the admission part. */
 async function editSuite(options, folder, machine) {
   const inputFolder = join(folder, 'input');
   mkdirSync(inputFolder);
@@ -132,7 +133,7 @@ async function editSuite(options, folder, machine) {
   if (options.editParts.includes('admission')) await admissionPart(options, folder, machine, photo);
 }
 
-/** The five methods on the photo, every format and concurrency. */
+/** The six methods on the photo, every format and concurrency. */
 async function methodsPart(options, folder, machine, { inputFolder, photo }) {
   const began = performance.now();
   const { env, serviceEnv } = childEnv(folder);
