@@ -2,7 +2,8 @@
 #   docker build -t atelier .
 #   docker run -p 3000:3000 -v atelier-data:/app/data atelier                 # embedded mode
 #   docker run atelier node --initial-old-space-size=96 dist/apps/worker/src/main.js    # worker (needs REDIS_URL)
-# The scaled deployment is docker-compose.yml; variables are listed in docs/configuration.md.
+# The scaled deployment is docker-compose.yml (behind a TLS proxy), or deploy/kubernetes/; variables are listed in
+# docs/configuration.md.
 
 FROM node:20.20.2-bookworm-slim AS build
 # Toolchain for better-sqlite3's native addon, in case no prebuilt binary matches.
@@ -45,7 +46,8 @@ COPY --from=build /app/libs/storage/samples ./libs/storage/samples
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
-# No HEALTHCHECK here: the worker runs from this image too and serves no HTTP. The API's is in docker-compose.yml.
+# No HEALTHCHECK here: the worker runs from this image too and serves no API (only GET /metrics on METRICS_PORT).
+# The health checks of both are in docker-compose.yml, and the probes in deploy/kubernetes/.
 # --initial-old-space-size: as in `npm start` (package.json); without it V8 runs a full collection every few
 # requests, because each edit's buffers count against a small old-generation limit (docs/benchmarks.md).
 CMD ["node", "--initial-old-space-size=256", "dist/apps/api/src/main.js"]

@@ -1,11 +1,11 @@
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from './helpers/databases';
 import { client } from './helpers/http';
-import { startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
-import { s3StorageBody, startS3Server, type S3TestServer } from './helpers/s3-server';
-import { startWorker, waitForTask } from './helpers/tasks';
+import { problemLines, startApiProcess, type RunningApi, type RunningProcess } from './helpers/process';
+import { createS3Storages, listKeys, startS3Server, type S3TestServer } from './helpers/s3-server';
+import { startWorker, waitForProgress, waitForTask } from './helpers/tasks';
 import { scratchEnvironment, startTestApp, type TestApp } from './helpers/test-app';
 
 /*
@@ -23,19 +23,6 @@ const COUNT = 200;
 const IN = 'crash-in';
 const OUT = 'crash-out';
 let s3: S3TestServer;
-
-async function keys(bucket: string, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.client.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-    );
-    found.push(...(page.Contents ?? []).map((object) => object.Key!));
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return found.sort();
-}
 
 const names = Array.from({ length: COUNT }, (_, i) => `photo-${String(i).padStart(3, '0')}`);
 
@@ -67,13 +54,7 @@ afterAll(async () => {
 
 /** Creates the storages and the batch; returns the task's path. */
 async function startBatch(url: string, key: string, output: string): Promise<string> {
-  for (const [name, bucket] of [
-    ['in', IN],
-    ['out', OUT],
-  ]) {
-    const res = await client(url, key).post('/v1/storage/storages', s3StorageBody(s3, name, bucket));
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-  }
+  await createS3Storages(s3, url, key, { in: IN, out: OUT });
   const res = await client(url, key).post('/v1/image/edit/batch', {
     input: 'storage://in/photos/',
     operations: { resizing: { width: 320, height: 320, fit: 'bounds' }, adjustments: { sharpness: 40 } },
@@ -83,24 +64,13 @@ async function startBatch(url: string, key: string, output: string): Promise<str
   return `/v1/image/edit/batch/${res.body.data.id}`;
 }
 
-/** Waits (bounded) until at least `done` items are done; returns the count seen. */
-async function waitForProgress(url: string, key: string, path: string, done: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const res = await client(url, key).get(path);
-    if (res.body.data.progress.done >= done) return res.body.data.progress.done;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`fewer than ${done} items done within 60 s`);
-}
-
 async function expectExactlyOnce(task: Record<string, any>, output: string): Promise<void> {
   expect(task.status).toBe('DONE');
   expect(task.errors).toEqual([]);
   expect(task.progress).toEqual({ total: COUNT, done: COUNT, failed: 0, retrying: 0 });
   const inputs = task.results.map((result: any) => result.input_object.input);
   expect(new Set(inputs).size).toBe(COUNT);
-  expect(await keys(OUT, `${output}/`)).toEqual(names.map((name) => `${output}/${name}.jpg`));
+  expect(await listKeys(s3, OUT, `${output}/`)).toEqual(names.map((name) => `${output}/${name}.jpg`));
 }
 
 /** Whether the process ended by itself within `ms` (bounded; it is not killed here). */
@@ -120,11 +90,6 @@ async function logsWithin(running: RunningProcess, text: string, ms: number): Pr
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return true;
-}
-
-/** Structured log lines of a process at level warn or above (a failed attempt is a warning). */
-function problemLines(output: string): string[] {
-  return output.split('\n').filter((line) => /"level":"(warn|error|fatal)"/.test(line));
 }
 
 /**

@@ -379,5 +379,11 @@ describe('atelier task watch, interrupted', () => {
     expect(running.output()).toContain(`\r\nStopped watching; task ${id} goes on: atelier task watch ${id}`);
     const task = await client(app.url, app.adminKey).get(`/v1/image/edit/batch/${id}`);
     expect(task.body.data.status).toBe('PROCESSING');
+    const cancelled = await atelier(['task', 'cancel', String(id)]);
+    expect(cancelled.code, cancelled.output).toBe(0);
+    // the stalled item is being edited: it may still end, so it is counted among those not run for now
+    expect(cancelled.stdout).toBe(`Task ${id} CANCELLED: 0 done, 0 failed, 1 not run.\n`);
+    const again = await atelier(['task', 'cancel', String(id)]);
+    expect(again.output).toMatch(/has ended/);
   });
 });

@@ -1,21 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadConfig, METRICS_PATH } from '@app/common';
+import {
+  configVariables,
+  documentedVariables,
+  readRepoFile as read,
+  REPO_ROOT,
+  RUNTIME_VARIABLES,
+  startScript,
+} from './helpers/deployment-files';
 
 /**
  * The deployment files cannot run here (no Docker engine), so what makes them safe is checked in their text:
  * no secret with a default, the internal object store out of tenants' reach and on loopback only, a temporary
- * bucket user restricted to its prefix, pinned images, and an image build that installs exactly the lockfile.
+ * bucket user restricted to its prefix, pinned images, an image build that installs exactly the lockfile, the
+ * reverse proxy as the only way in, and environments and start options that agree with the code.
  */
-const ROOT = resolve(__dirname, '..');
-const read = (name: string) => readFileSync(resolve(ROOT, name), 'utf8');
-
 interface ComposeService {
   image?: string;
   ports?: string[];
   environment?: Record<string, string>;
   command?: string[];
+  volumes?: string[];
+  healthcheck?: { test: string[] };
 }
 const composeText = read('docker-compose.yml');
 const compose = parse(composeText) as {
@@ -56,7 +65,8 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'worker']) {
       expect(merged[name].environment?.PUBLIC_BASE_URL, name).toBe(env.PUBLIC_BASE_URL);
     }
-    expect(env.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:-https?:\/\//);
+    // The proxy's address: the domain Caddy serves (checked against the Caddyfile below).
+    expect(env.PUBLIC_BASE_URL).toMatch(/^https:\/\/\$\{ATELIER_DOMAIN:-[^}]+\}$/);
   });
 
   it('publishes the object store on the host loopback only', () => {
@@ -94,6 +104,111 @@ describe('docker-compose.yml', () => {
   });
 });
 
+/** A value as compose reads it: `${NAME:-default}` gives the default, `${NAME:?...}` a sample secret. */
+function interpolate(value: string): string {
+  return value.replace(/\$\{([A-Z_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
+    if (kind === '-') return rest ?? '';
+    if (kind === '?') return 'ab'.repeat(32); // 64 hex digits: a valid key, password and ADMIN_API_KEY
+    throw new Error(`${name} has neither a default nor a required marker`);
+  });
+}
+
+/** The service's environment as the container gets it: the shared entries merged, every value interpolated. */
+function containerEnvironment(name: string): Record<string, string> {
+  const merged = (parse(composeText, { merge: true }) as { services: Record<string, ComposeService> }).services;
+  return Object.fromEntries(
+    Object.entries(merged[name].environment ?? {}).map(([key, value]) => [key, interpolate(String(value))]),
+  );
+}
+
+/** The Caddyfile without its comments. */
+const caddyfile = read('deploy/caddy/Caddyfile')
+  .split('\n')
+  .map((line) => line.replace(/(^|\s)#.*$/, ''))
+  .join('\n');
+
+describe('docker-compose.yml: the reverse proxy in front of the API', () => {
+  it('is the only way in from the world: the api publishes no port, the object store the loopback only', () => {
+    expect(services.api.ports).toBeUndefined();
+    expect(services.worker.ports).toBeUndefined();
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'proxy') continue;
+      for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+    }
+    expect(services.proxy.ports).toEqual(['80:80', '443:443', '443:443/udp']);
+  });
+
+  it('runs a pinned Caddy with the Caddyfile of this repository, and keeps its certificates in a volume', () => {
+    expect(services.proxy.image).toMatch(/^caddy:\d+\.\d+\.\d+-alpine$/);
+    const mount = (services.proxy.volumes ?? []).find((volume) => volume.endsWith(':/etc/caddy/Caddyfile:ro'));
+    expect(mount).toBeDefined();
+    expect(existsSync(resolve(REPO_ROOT, mount!.split(':')[0]))).toBe(true);
+    expect(services.proxy.volumes).toContain('caddy-data:/data');
+  });
+
+  it('forwards to the api port, serves the domain of PUBLIC_BASE_URL, and trusts no forwarded header it receives', () => {
+    const api = loadConfig(containerEnvironment('api'));
+    // Every address of the api service, at the port the api listens on.
+    expect(caddyfile).toMatch(new RegExp(`dynamic a \\{\\s*name api\\s+port ${api.port}\\s`));
+    // Caddy replaces a client's X-Forwarded-For unless the client is a trusted proxy; none is named.
+    expect(caddyfile).not.toMatch(/trusted_proxies/);
+    const site = /^\{\$ATELIER_DOMAIN:([^}]+)\} \{$/m.exec(caddyfile);
+    expect(site).not.toBeNull();
+    expect(services.proxy.environment?.ATELIER_DOMAIN).toBe(`\${ATELIER_DOMAIN:-${site![1]}}`);
+    expect(api.publicBaseUrl).toBe(`https://${site![1]}`);
+  });
+
+  it('serves the presigned URLs of temporary results on its address, passing only their reads to the store', () => {
+    const api = loadConfig(containerEnvironment('api'));
+    const bucket = api.temporaryBucket!;
+    // Presigned URLs name the proxy's origin, path-style: /<bucket>/<prefix>/<name>.
+    expect(bucket.publicEndpoint).toBe(new URL(api.publicBaseUrl).origin);
+    const matcher = /@temporary \{\s*method GET HEAD\s+path (\S+)\s*\}/.exec(caddyfile);
+    expect(matcher?.[1]).toBe(`/${bucket.bucket}/${bucket.prefix}/*`);
+    const store = new URL(bucket.endpoint!);
+    expect(caddyfile).toMatch(new RegExp(`handle @temporary \\{\\s*reverse_proxy ${store.host}\\s*\\}`));
+  });
+
+  it('gives the api and the worker an environment the typed configuration accepts, with TRUST_PROXY on the api', () => {
+    const api = loadConfig(containerEnvironment('api'));
+    expect(api.trustProxy).toBe(true);
+    expect(api.host).toBe('0.0.0.0');
+    expect(api.tls).toBeUndefined();
+    const worker = loadConfig(containerEnvironment('worker'));
+    expect(worker.trustProxy).toBe(false);
+    expect(worker.redisUrl).toBe(api.redisUrl);
+    expect(worker.storageEncryptionKey).toEqual(api.storageEncryptionKey);
+  });
+
+  it('sets only variables that are documented in docs/configuration.md and read by the typed configuration', () => {
+    const documented = documentedVariables();
+    const read = configVariables();
+    for (const name of ['api', 'worker']) {
+      for (const variable of Object.keys(containerEnvironment(name))) {
+        expect(documented.has(variable), `${name}: ${variable} in docs/configuration.md`).toBe(true);
+        expect(read.has(variable) || RUNTIME_VARIABLES.has(variable), `${name}: ${variable} read`).toBe(true);
+      }
+    }
+  });
+
+  it('starts the api and the worker as package.json does, and checks their health on the ports they serve', () => {
+    for (const name of ['api', 'worker'] as const) {
+      const script = startScript(name);
+      expect(services[name].command, name).toEqual(['node', ...script.nodeOptions, script.entry]);
+      for (const [variable, value] of Object.entries(script.env)) {
+        expect(containerEnvironment(name)[variable], `${name}: ${variable}`).toBe(value);
+      }
+    }
+    const api = loadConfig(containerEnvironment('api'));
+    expect(services.api.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${api.port}/health/ready`);
+    const worker = loadConfig(containerEnvironment('worker'));
+    expect(worker.metricsPort).toBeGreaterThan(0);
+    expect(services.worker.healthcheck?.test.join(' ')).toContain(
+      `http://127.0.0.1:${worker.metricsPort}${METRICS_PATH}`,
+    );
+  });
+});
+
 describe('the image build', () => {
   const dockerfile = read('Dockerfile');
 
@@ -101,6 +216,18 @@ describe('the image build', () => {
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
     expect(dockerfile).not.toMatch(/^RUN npm install(?! -g)/m);
     for (const [, tag] of dockerfile.matchAll(/^FROM node:(\S+)/gm)) expect(tag).toMatch(/^\d+\.\d+\.\d+-/);
+  });
+
+  it('starts the API as `npm start` does, with the environment of the start scripts', () => {
+    const api = startScript('api');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile);
+    expect(JSON.parse(cmd![1])).toEqual(['node', ...api.nodeOptions, api.entry]);
+    // The header's example of the worker, as `npm run start:worker`.
+    const worker = startScript('worker');
+    expect(dockerfile).toContain(`docker run atelier ${['node', ...worker.nodeOptions, worker.entry].join(' ')}`);
+    for (const [variable, value] of Object.entries({ ...api.env, ...startScript('worker').env })) {
+      expect(dockerfile).toMatch(new RegExp(`^(ENV|    ) *${variable}=${value}\\b`, 'm'));
+    }
   });
 
   it('has a lockfile that lists every platform’s optional packages, so npm ci works on any of them', () => {

@@ -188,11 +188,23 @@ describe('the committed OpenAPI document', () => {
   });
 });
 
+/**
+ * Examples that answer a documented error in this sequence: a cancellation's task (an earlier example's) has ended
+ * by then, as its example says; the error is checked to be the documented one.
+ */
+const ENDED_BY_THEN: Record<string, number> = { Batch_cancelBatch: 409, Batch_cancelAsync: 409, Tasks_cancel: 409 };
+
 describe('every request example, tried on a fresh install in the order Swagger UI lists them', () => {
   for (const operation of OPERATIONS) {
     it(`${operation.method.toUpperCase()} ${operation.path} (${operation.id})`, async () => {
       const request = derive(operation, rebase(exampleRequest(operation), DEFAULT_BASE, base));
       const response = await send(operation, request);
+      const ended = ENDED_BY_THEN[operation.id];
+      if (ended !== undefined) {
+        expect(response.status, response.text.slice(0, 500)).toBe(ended);
+        expect(response.body.error_code).toBe(ErrorCodes.TASK_ENDED.code);
+        return;
+      }
       expect(response.status, response.text.slice(0, 500)).toBe(successStatus(operation.operation));
       const documented = Object.keys(operation.operation.responses[String(response.status)].content ?? {});
       if (documented.includes('application/json')) expect(response.body).toHaveProperty('data');

@@ -1,52 +1,7 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
+import { sendFrom as send, type Answer } from './helpers/loopback-client';
 import { startTestApp, type TestApp } from './helpers/test-app';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: any;
-}
-
-interface Sent {
-  /** Local address of the client socket: every 127.0.0.0/8 address is another client on loopback. */
-  from: string;
-  method?: string;
-  path: string;
-  key?: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-}
-
-/** One request from a chosen loopback address (fetch cannot bind its socket). */
-function send(baseUrl: string, sent: Sent): Promise<Answer> {
-  const headers: Record<string, string> = { ...sent.headers };
-  if (sent.key !== undefined) headers.authorization = `Bearer ${sent.key}`;
-  if (sent.body !== undefined) headers['content-type'] ??= 'application/json';
-  return new Promise((done, fail) => {
-    const request = httpRequest(
-      new URL(sent.path, baseUrl),
-      { method: sent.method ?? 'GET', headers, localAddress: sent.from },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = text;
-          }
-          done({ status: response.statusCode ?? 0, headers: response.headers, body });
-        });
-      },
-    );
-    request.on('error', fail);
-    request.end(sent.body);
-  });
-}
 
 /** The contract's wrapped 429 with a Retry-After of 1 to `maxRetryAfter` seconds. */
 function expectRefusal(answer: Answer, code: string, message: string, maxRetryAfter: number): void {

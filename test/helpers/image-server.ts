@@ -13,6 +13,11 @@ export interface ImageServer {
   stall(path: string, options?: { declared?: number; head?: Buffer }): void;
   /** Answers the next `times` requests for `path` with `status` (503 by default), then as before: an origin that recovers. */
   fail(path: string, times: number, status?: number): void;
+  /**
+   * Holds the next requests for `path` (served as `put` gave it) until `release()`: `arrived` resolves when the
+   * first one comes in, so a test can act while the downloader is waiting.
+   */
+  hold(path: string): { arrived: Promise<void>; release(): void };
   /** Requests received, by path. */
   hits: Map<string, number>;
   stop(): Promise<void>;
@@ -24,9 +29,15 @@ export async function startImageServer(): Promise<ImageServer> {
   const stalls = new Map<string, { declared?: number; head?: Buffer }>();
   const hits = new Map<string, number>();
   const failures = new Map<string, { times: number; status: number }>();
-  const server: Server = createServer((request, response) => {
+  const holds = new Map<string, { arrive: () => void; released: Promise<void> }>();
+  const server: Server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    const held = holds.get(path);
+    if (held) {
+      held.arrive();
+      await held.released;
+    }
     const failure = failures.get(path);
     if (failure && failure.times > 0) {
       failure.times -= 1;
@@ -57,6 +68,20 @@ export async function startImageServer(): Promise<ImageServer> {
     put: (path, body, contentType = 'application/octet-stream') => files.set(path, { body, contentType }),
     stall: (path, options = {}) => stalls.set(path, options),
     fail: (path, times, status = 503) => failures.set(path, { times, status }),
+    hold: (path) => {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(path, { arrive, released });
+      return {
+        arrived,
+        release: () => {
+          holds.delete(path);
+          release();
+        },
+      };
+    },
     hits,
     stop: () =>
       new Promise<void>((resolve) => {

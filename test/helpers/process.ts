@@ -135,10 +135,13 @@ export interface RunningApi extends RunningProcess {
   url: string;
 }
 
-/** Starts the built API as its own process on loopback and waits until it is live. */
+/**
+ * Starts the built API as its own process on loopback and waits until it is live: on `env.PORT` when given (a
+ * restart on the port an earlier process had), else on a free port.
+ */
 export async function startApiProcess(env: Environment, options: StartOptions = {}): Promise<RunningApi> {
-  const port = await freePort();
-  const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', PORT: String(port), ...env }, options);
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', ...env, PORT: String(port) }, options);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -152,4 +155,27 @@ export async function startApiProcess(env: Environment, options: StartOptions = 
   }
   await running.stop();
   throw new Error(`API did not start:\n${running.output()}`);
+}
+
+/**
+ * The structured (JSON) log lines of a process's output at `from` or above: `warn` (a failed attempt is a
+ * warning) or `error` (pino levels 50 and 60, `error` and `fatal`).
+ */
+export function problemLines(output: string, from: 'warn' | 'error' = 'warn'): string[] {
+  const levels = from === 'warn' ? 'warn|error|fatal' : 'error|fatal';
+  return output.split('\n').filter((line) => new RegExp(`"level":"(${levels})"`).test(line));
+}
+
+/**
+ * A process's standard error without the AWS SDK's notice that its later versions need a newer Node (about the
+ * runtime the tests run on, printed once by every process that loads the SDK): anything left is unexpected, since
+ * the service logs on standard output.
+ */
+export function strayStderr(running: RunningProcess): string {
+  return running
+    .stderr()
+    .replace(
+      /\(node:\d+\) Warning: NodeVersionSupportWarning: [\s\S]*?More information can be found at: \S+\n(\(Use `node --trace-warnings \.\.\.` to show where the warning was created\)\n)?/g,
+      '',
+    );
 }

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { expect } from 'vitest';
+import { client } from './http';
 
 export interface S3TestServer {
   /** e.g. http://127.0.0.1:41234 */
@@ -77,4 +79,37 @@ export function s3StorageBody(s3: S3TestServer, name: string, bucket: string) {
       credentials: { access_key: s3.accessKey, secret_access_key: s3.secretKey },
     },
   };
+}
+
+/** Creates an `s3` storage on this server for each `name: bucket` through the API at `url` (each must answer 200). */
+export async function createS3Storages(
+  s3: S3TestServer,
+  url: string,
+  key: string,
+  buckets: Record<string, string>,
+): Promise<void> {
+  for (const [name, bucket] of Object.entries(buckets)) {
+    const res = await client(url, key).post('/v1/storage/storages', s3StorageBody(s3, name, bucket));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+}
+
+/** Every key of `bucket` under `prefix`, all pages, sorted. */
+export async function listKeys(s3: S3TestServer, bucket: string, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    found.push(...(page.Contents ?? []).map((object) => object.Key!));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return found.sort();
+}
+
+/** The bytes of one object. */
+export async function readObject(s3: S3TestServer, bucket: string, key: string): Promise<Buffer> {
+  const object = await s3.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return Buffer.from(await object.Body!.transformToByteArray());
 }

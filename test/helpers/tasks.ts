@@ -4,23 +4,25 @@ import { startProcess, WORKER_MAIN, type RunningProcess } from './process';
 import type { TestApp } from './test-app';
 
 /** Task statuses that do not change any more. */
-export const FINAL = ['DONE', 'ERROR'];
+export const FINAL = ['DONE', 'ERROR', 'CANCELLED'];
 
 /**
  * Polls a task until it is final (bounded: at most `timeoutMs`), checking on the way that its status never
- * moves backwards; returns the final body's `data`.
+ * moves backwards; returns the final body's `data`. With several base URLs (API processes on one database) it
+ * asks each in turn.
  */
 export async function waitForTask(
-  base: string,
+  base: string | string[],
   key: string,
   path: string,
   timeoutMs = 60_000,
 ): Promise<Record<string, any>> {
-  const order = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR'];
+  const order = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'];
+  const bases = typeof base === 'string' ? [base] : base;
   const deadline = Date.now() + timeoutMs;
   let last = -1;
-  while (Date.now() < deadline) {
-    const res: ApiResponse = await call(base, 'GET', path, { key });
+  for (let poll = 0; Date.now() < deadline; poll++) {
+    const res: ApiResponse = await call(bases[poll % bases.length], 'GET', path, { key });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = res.body.data;
     const rank = Math.min(order.indexOf(task.status), 2);
@@ -30,6 +32,23 @@ export async function waitForTask(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`task ${path} did not end within ${timeoutMs} ms`);
+}
+
+/** Waits (bounded) until at least `done` items of the task are done; returns the count seen. */
+export async function waitForProgress(
+  base: string,
+  key: string,
+  path: string,
+  done: number,
+  timeoutMs = 60_000,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await call(base, 'GET', path, { key });
+    if (res.body.data.progress.done >= done) return res.body.data.progress.done;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`fewer than ${done} items done within ${timeoutMs} ms`);
 }
 
 /**

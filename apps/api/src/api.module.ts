@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule, RedisModule } from '@app/common';
+import { AppConfig, ConfigModule, RedisModule, TracingModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { GenerativeModule } from '@app/generative';
 import { VisionModule } from '@app/vision';
@@ -22,6 +22,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         ConfigModule.forRoot(config),
+        TracingModule,
         RedisModule,
         DatabaseModule.forRoot(),
         DatabaseModule,

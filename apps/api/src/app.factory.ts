@@ -25,6 +25,7 @@ import { closeIdleSocketsOnShutdown } from './http/close-idle-sockets';
 import { acceptJsonBodiesOnly } from './http/json-body-parser';
 import { recordRequestMetrics, serveMetrics } from './http/metrics-endpoint';
 import { RequestLogController } from './http/request-log';
+import { traceRequests } from './http/request-tracing';
 import { installRequestGate } from './http/request-gate';
 import { httpsOptions, installTls } from './http/tls';
 import { setupOpenApi } from './openapi/openapi';
@@ -69,6 +70,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   closeIdleSocketsOnShutdown(fastify);
   recordRequestMetrics(fastify);
+  traceRequests(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();

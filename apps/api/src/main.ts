@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import { alwaysShown, ConfigError, createLogger, loadConfig, stdoutIsTerminal } from '@app/common';
+import { alwaysShown, ConfigError, createLogger, loadConfig, startTracing, stdoutIsTerminal } from '@app/common';
 import { DatabaseUnusableError } from '@app/database';
 import { createApp } from './app.factory';
 import { BootstrapKeyService } from './auth/bootstrap-key.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // First, so that every span of the process has its provider; flushed at shutdown by TracingModule.
+  const tracing = startTracing(config, 'atelier-api');
   const logger = createLogger(config);
+  if (tracing) logger.info(tracing);
   const app = await createApp(config, { logger });
   await app.listen({ port: config.port, host: config.host });
   // Last, so that a person at a terminal finds where the service is, and the first admin key, below the log.

@@ -1,11 +1,16 @@
 import type { Streams } from './output';
 
+/** A task status that does not change any more. */
+export const isFinal = (status: string) => status === 'DONE' || status === 'ERROR' || status === 'CANCELLED';
+
 /** A task's counts as the API gives them (`progress`). */
 export interface Progress {
   total: number;
   done: number;
   failed: number;
   retrying: number;
+  /** On a CANCELLED task: its items that had not ended when it was cancelled. */
+  cancelled?: number;
 }
 
 export interface ProgressState {
@@ -45,7 +50,7 @@ export function formatProgressLine(
   const { done, failed, total, retrying } = state.progress;
   const counts = `${done + failed}/${total} (${done} done, ${failed} failed${retrying ? `, ${retrying} retrying` : ''})`;
   const speed = rateAndEta(state.progress, finishedAtStart, elapsedMs);
-  const final = state.status === 'DONE' || state.status === 'ERROR';
+  const final = isFinal(state.status);
   const timing = speed
     ? `  ${speed.rate.toFixed(1)} items/s${final ? '' : `  ~${formatSeconds(speed.secondsLeft)} left`}`
     : final

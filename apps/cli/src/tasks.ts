@@ -1,12 +1,12 @@
 import { ApiError, type ApiClient } from './api-client';
 import { EXIT, type ExitCode } from './exit-codes';
 import { printLine, type Streams } from './output';
-import { ProgressView, type Progress } from './progress';
+import { isFinal, ProgressView, type Progress } from './progress';
 
 /** A task as `GET /v1/image/edit/batch/{id}` (or `/async/{id}`) answers it. */
 export interface Task {
   id: number;
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
   result_url: string;
   created_at: string;
   finished_at: string | null;
@@ -26,7 +26,7 @@ export interface TaskFailure {
   input_object: { input?: string };
 }
 
-export const isFinal = (status: string) => status === 'DONE' || status === 'ERROR';
+export { isFinal };
 
 /** The task of this id, a batch or an asynchronous edit (each kind has its own route). */
 export async function getTask(client: ApiClient, id: string | number): Promise<Task> {
@@ -43,7 +43,7 @@ export const taskExitCode = (task: Pick<Task, 'status' | 'progress'>): ExitCode 
   task.status === 'DONE' && task.progress.failed === 0 ? EXIT.OK : EXIT.TASK_FAILED;
 
 /**
- * Polls a task until it is DONE or ERROR, every `intervalMs`, showing its progress unless `quiet`; resolves with
+ * Polls a task until it is final (DONE, ERROR or CANCELLED), every `intervalMs`, showing its progress unless `quiet`; resolves with
  * the final task. Bounded by `timeoutMs` when given.
  */
 export async function watchTask(

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { alwaysShown, ConfigError, createLogger, loadConfig, NestPinoLogger, startMetricsServer } from '@app/common';
+import {
+  alwaysShown,
+  ConfigError,
+  createLogger,
+  loadConfig,
+  NestPinoLogger,
+  startMetricsServer,
+  startTracing,
+} from '@app/common';
 import { DatabaseUnusableError } from '@app/database';
 import { EDIT_QUEUE, TaskWorker } from '@app/editing';
 import { WorkerModule } from './worker.module';
@@ -14,7 +22,10 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  // Before Nest, so that every span of the process has its provider; flushed at shutdown by TracingModule.
+  const tracing = startTracing(config, 'atelier-worker');
   const logger = createLogger(config);
+  if (tracing) logger.info(tracing);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: new NestPinoLogger(logger),
     // A failing start (a ConfigError from a provider, such as an unsafe key file) reaches main's catch, not abort().

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule } from '@app/common';
+import { AppConfig, ConfigModule, TracingModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { TasksModule } from '@app/editing';
 import { GenerativeModule } from '@app/generative';
@@ -14,6 +14,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         ConfigModule.forRoot(config),
+        TracingModule,
         DatabaseModule.forRoot(),
         VisionModule,
         GenerativeModule,

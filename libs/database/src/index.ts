@@ -3,3 +3,4 @@ export * from './data-source';
 export * from './entities';
 export * from './database-health';
 export * from './database-file';
+export * from './key-quota';

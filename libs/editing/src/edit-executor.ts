@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, timedStage } from '@app/common';
+import { annotateActiveSpan, AppConfig, timedStage } from '@app/common';
 import {
   estimatePixelMemory,
   ImagePipeline,
@@ -103,7 +103,15 @@ export class EditExecutor {
     destination: ResolvedReference | undefined,
     assets: EditAssets,
   ) {
-    const probe = await timedStage('probe', () => this.probe(source.bytes));
+    const probe = await timedStage('probe', async () => {
+      const found = await this.probe(source.bytes);
+      annotateActiveSpan({
+        'atelier.image.format': found.format,
+        'atelier.image.width': found.width,
+        'atelier.image.height': found.height,
+      });
+      return found;
+    });
     const planContext: PlanContext = {
       maxPixels: this.config.maxInputPixels,
       destinationFormat: destination && !destination.isFolder ? formatOfPath(destination.path) : undefined,

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { AppConfig, LruCache, ServiceException } from '@app/common';
-import { AccountEntity, ApiKeyEntity, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
+import { AccountEntity, ApiKeyEntity, chargeKeyCalls, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
 import { generateKey, hashKey } from './api-key.format';
 import { isOperator, limitsExceeded, limitsGrantedBy, operatorLimits, type GrantedLimits } from './key-limits';
 import type { Principal } from './principal';
@@ -42,6 +42,8 @@ const PRINCIPAL_CACHE_SIZE = 1000;
 export class KeysService {
   private readonly adminKeyHash?: Buffer;
   private readonly lastUsedWritten = new Map<number, number>();
+  /** What else a revocation stops (the key's tasks: RevokedKeyTasks); run after the key is marked revoked. */
+  private readonly revokedListeners: ((keyId: number) => Promise<unknown>)[] = [];
   private readonly logger = new Logger(KeysService.name);
   /**
    * Principals of known keys by their hash, for LOOKUP_CACHE_MS: a key's lookup was a database query on every
@@ -110,13 +112,7 @@ export class KeysService {
   /** Counts one call against the key's quota; false when the quota is spent. Atomic across processes. */
   async consumeCall(principal: Principal): Promise<boolean> {
     if (principal.keyId === null || principal.quota === null) return true;
-    const result = await this.keys
-      .createQueryBuilder()
-      .update(ApiKeyEntity)
-      .set({ callsUsed: () => 'calls_used + 1' })
-      .where('id = :id AND calls_used < quota', { id: principal.keyId })
-      .execute();
-    return (result.affected ?? 0) > 0;
+    return chargeKeyCalls(this.keys.manager, principal.keyId, 1);
   }
 
   async create(input: CreateKeyInput, caller?: Principal): Promise<CreatedKey> {
@@ -159,14 +155,8 @@ export class KeysService {
   }
 
   /** Adds to a key's used calls (or gives back, when negative) without passing its quota. Atomic. */
-  private async moveCalls(keyId: number, calls: number): Promise<boolean> {
-    const result = await this.keys
-      .createQueryBuilder()
-      .update(ApiKeyEntity)
-      .set({ callsUsed: () => 'calls_used + :calls' })
-      .where('id = :id AND quota IS NOT NULL AND calls_used + :calls <= quota', { id: keyId, calls })
-      .execute();
-    return (result.affected ?? 0) > 0;
+  private moveCalls(keyId: number, calls: number): Promise<boolean> {
+    return chargeKeyCalls(this.keys.manager, keyId, calls);
   }
 
   /**
@@ -208,7 +198,15 @@ export class KeysService {
     return keys.map((entity) => ({ entity, account: entity.account?.name ?? '' }));
   }
 
-  /** Revokes a key for good. A key outside the caller's reach is reported as not found. */
+  /** Runs `listener` after each revocation by this process (an error is logged; the key stays revoked). */
+  onRevoked(listener: (keyId: number) => Promise<unknown>): void {
+    this.revokedListeners.push(listener);
+  }
+
+  /**
+   * Revokes a key for good, and stops what it started (its tasks are cancelled). A key outside the caller's reach
+   * is reported as not found.
+   */
   async revoke(id: number, caller?: Principal): Promise<{ entity: ApiKeyEntity; account: string }> {
     const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
     if (!key || !key.account || (caller && !this.mayManage(caller, key.account.name))) {
@@ -220,6 +218,11 @@ export class KeysService {
       await this.keys.save(key);
     }
     this.forget(key.id);
+    for (const listener of this.revokedListeners) {
+      await listener(key.id).catch((error: unknown) =>
+        this.logger.error(`key ${key.id} revoked, but what it started was not all stopped: ${String(error)}`),
+      );
+    }
     return { entity: key, account: key.account.name };
   }
 

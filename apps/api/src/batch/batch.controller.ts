@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { TaskService } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { RequireScopes } from '../auth/require-scopes.decorator';
+import { RequireScopes, Uncounted } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 import { AsyncEditRequestDto, BatchRequestDto } from './dto/task-request.dto';
@@ -17,8 +17,17 @@ const ApiTaskRefused = () =>
     ['STORAGE_REFERENCE_INVALID', 'WEBHOOK_URL_REFUSED'],
     'A storage reference names no storage of your account, or the address policy refuses `webhook_url`.',
   );
+/** A task route's answers to DELETE besides the task. */
+const ApiTaskCancel = () =>
+  applyDecorators(ApiTaskNotFound(), ApiErrorResponse(['TASK_ENDED'], 'The task has ended already.'));
+/** The quota of a key is charged per image by these routes (docs/batch.md, "Quota"), not one call per request. */
+const ChargedPerImage = () =>
+  applyDecorators(
+    Uncounted(),
+    ApiErrorResponse(['QUOTA_EXHAUSTED'], "The key's calls left cannot cover the request's images (one per image)."),
+  );
 
-/** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id. */
+/** Batch and asynchronous edits (scope `image_editing`): create a task, read it by id, cancel it. */
 @ApiTags('Image editing')
 @Controller('v1/image/edit')
 @RequireScopes('image_editing')
@@ -35,8 +44,9 @@ export class BatchController {
   @ApiBody({ type: BatchRequestDto })
   @ApiEnvelope(TaskDto)
   @ApiTaskRefused()
+  @ChargedPerImage()
   createBatch(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
-    return this.tasks.create(caller.accountId, 'batch', body);
+    return this.tasks.create(caller, 'batch', body);
   }
 
   @Get('batch/:id')
@@ -50,6 +60,22 @@ export class BatchController {
     return this.tasks.get(caller.accountId, 'batch', id);
   }
 
+  @Delete('batch/:id')
+  @ApiOperation({
+    summary: 'Cancel a batch task',
+    description:
+      'Items not started are dropped (never run; `progress.cancelled` counts them), items being edited may finish; the task ends `CANCELLED` and its webhook, if any, is sent. Answers with the task.',
+  })
+  @ApiEnvelope(TaskDto)
+  @ApiTaskCancel()
+  async cancelBatch(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskDto> {
+    await this.tasks.cancel(caller.accountId, 'batch', id);
+    return this.tasks.get(caller.accountId, 'batch', id);
+  }
+
   @Post('async')
   @HttpCode(200)
   @ApiOperation({
@@ -59,8 +85,9 @@ export class BatchController {
   @ApiBody({ type: AsyncEditRequestDto })
   @ApiEnvelope(TaskDto)
   @ApiTaskRefused()
+  @ChargedPerImage()
   createAsync(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
-    return this.tasks.create(caller.accountId, 'async', body);
+    return this.tasks.create(caller, 'async', body);
   }
 
   @Get('async/:id')
@@ -71,6 +98,21 @@ export class BatchController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<TaskDto> {
+    return this.tasks.get(caller.accountId, 'async', id);
+  }
+
+  @Delete('async/:id')
+  @ApiOperation({
+    summary: 'Cancel an asynchronous edit',
+    description: 'As DELETE on a batch task: the edit is dropped unless it has started; the task ends `CANCELLED`.',
+  })
+  @ApiEnvelope(TaskDto)
+  @ApiTaskCancel()
+  async cancelAsync(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskDto> {
+    await this.tasks.cancel(caller.accountId, 'async', id);
     return this.tasks.get(caller.accountId, 'async', id);
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
 import { TaskService } from '@app/editing';
@@ -53,6 +53,23 @@ export class TasksController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<TaskSummaryDto> {
+    return this.tasks.summary(caller.accountId, id);
+  }
+
+  @Delete(':id')
+  @ApiOperation({
+    summary: 'Cancel a task of either kind',
+    description:
+      'Items not started are dropped, items being edited may finish; the task ends `CANCELLED` and its webhook, if any, is sent. Answers as GET does.',
+  })
+  @ApiEnvelope(TaskSummaryDto)
+  @ApiErrorResponse(['TASK_NOT_FOUND'], 'No task with this id in your account.')
+  @ApiErrorResponse(['TASK_ENDED'], 'The task has ended already.')
+  async cancel(
+    @Param('id', new ParseIdPipe('task_id')) id: number,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TaskSummaryDto> {
+    await this.tasks.cancel(caller.accountId, undefined, id);
     return this.tasks.summary(caller.accountId, id);
   }
 

@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { loggedError, METRICS_PATH } from '@app/common';
 import { HEALTH_PATH } from '../health/health.controller';
 
@@ -12,7 +13,7 @@ export class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const fields = { res: reply, responseTime: reply.elapsedTime };
+    const fields = { client: loggedClient(request.ip), res: reply, responseTime: reply.elapsedTime };
     if (error) {
       // A failure to write the response: described without its message, as every logged error is.
       reply.log.error({ ...fields, err: loggedError(error) }, 'request errored');
@@ -22,6 +23,15 @@ export class RequestLogController extends LogController {
       reply.log.info(fields, 'request completed');
     }
   }
+}
+
+/**
+ * The client's address as the per-address limits see it (the TCP peer, or with TRUST_PROXY the left-most
+ * X-Forwarded-For entry), normalised (an IPv4-mapped IPv6 address as IPv4). A forwarded value that is not an IP
+ * address is the client's own text: `invalid`, never the text itself.
+ */
+function loggedClient(ip: string): string {
+  return ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : 'invalid';
 }
 
 function isProbe(request: FastifyRequest): boolean {

@@ -14,6 +14,9 @@ export interface RequestExample {
   upload?: { data: unknown; file: string };
 }
 
+/** The cancellation examples' task: one of the examples above, which has ended by then on a fresh install. */
+const CANCEL_SUMMARY = 'The task of the example above: cancelled if it still runs, else 409 TASK_ENDED';
+
 /** The examples' example name in the document (Swagger UI shows the summary beside it). */
 export const EXAMPLE_NAME = 'try-it';
 
@@ -107,6 +110,7 @@ export function requestExamples(baseUrl: string, sampleUrl: (name: string) => st
       },
     },
     Batch_getBatch: { parameters: { id: { value: 1, summary: 'The task of the batch example above' } } },
+    Batch_cancelBatch: { parameters: { id: { value: 1, summary: CANCEL_SUMMARY } } },
     Batch_createAsync: {
       body: {
         summary: 'One sample, cropped to 256 x 256 and brightened, as PNG',
@@ -120,7 +124,9 @@ export function requestExamples(baseUrl: string, sampleUrl: (name: string) => st
     Batch_getAsync: {
       parameters: { id: { value: 2, summary: 'The task of the async example above (after the batch example: 1)' } },
     },
+    Batch_cancelAsync: { parameters: { id: { value: 2, summary: CANCEL_SUMMARY } } },
     Tasks_summary: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
+    Tasks_cancel: { parameters: { id: { value: 1, summary: CANCEL_SUMMARY } } },
     Tasks_results: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
     Tasks_errors: { parameters: { id: { value: 1, summary: 'The task of the batch example' } } },
     Usage_ofKey: { parameters: { id: { value: 2, summary: 'The key made by the example of POST /v1/keys' } } },

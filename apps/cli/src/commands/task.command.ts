@@ -6,11 +6,20 @@ import { fileNameOf, saveDownload } from '../downloads';
 import { EXIT, usageError, type ExitCode } from '../exit-codes';
 import { cell, formatTable, pageLine, printJson, printLine } from '../output';
 import type { Progress } from '../progress';
-import { getTask, printTaskOutcome, taskExitCode, watchTask, type TaskFailure, type TaskResult } from '../tasks';
+import {
+  getTask,
+  isFinal,
+  printTaskOutcome,
+  taskExitCode,
+  watchTask,
+  type TaskFailure,
+  type TaskResult,
+} from '../tasks';
 
 export const TASK_HELP = `atelier task get ID              a task's status, progress and outcome
-atelier task list [--status ACCEPTED|PROCESSING|DONE|ERROR] [--kind batch|async] [--page N] [--per-page N]
+atelier task list [--status ACCEPTED|PROCESSING|DONE|ERROR|CANCELLED] [--kind batch|async] [--page N] [--per-page N]
 atelier task watch ID [--interval MS]   follow a task to its end (progress bar; exit 5 if it failed)
+atelier task cancel ID           cancel a task that has not ended: items not started are dropped
 atelier task results ID [--errors] [--page N] [--per-page N] [--all] [--download DIR]
                                   a task's results (or errors), a page at a time; --all every page;
                                   --download saves every result of the temporary bucket into DIR
@@ -43,6 +52,8 @@ export async function taskCommand(context: Context, args: string[]): Promise<Exi
       return list(context, parseCommand(rest, { ...PAGING, status: { type: 'string' }, kind: { type: 'string' } }));
     case 'watch':
       return watch(context, parseCommand(rest, { interval: { type: 'string' } }));
+    case 'cancel':
+      return cancel(context, parseCommand(rest));
     case 'results':
       return results(
         context,
@@ -60,7 +71,7 @@ export async function taskCommand(context: Context, args: string[]): Promise<Exi
       printLine(context, TASK_HELP);
       return sub === undefined ? EXIT.USAGE : EXIT.OK;
     default:
-      throw usageError(`Unknown task subcommand "${sub}": use get, list, watch or results.`);
+      throw usageError(`Unknown task subcommand "${sub}": use get, list, watch, cancel or results.`);
   }
 }
 
@@ -78,7 +89,7 @@ async function get(context: Context, parsed: Parsed): Promise<ExitCode> {
       context,
       `Task ${task.id} (${task.kind}) created ${task.created_at}, finished ${task.finished_at ?? '-'}`,
     );
-    if (task.status === 'DONE' || task.status === 'ERROR') printTaskOutcome(context, task);
+    if (isFinal(task.status)) printTaskOutcome(context, task);
     else {
       const { done, failed, total, retrying } = task.progress;
       printLine(
@@ -86,6 +97,19 @@ async function get(context: Context, parsed: Parsed): Promise<ExitCode> {
         `Task ${task.id} ${task.status}: ${done} of ${total} done, ${failed} failed, ${retrying} retrying.`,
       );
     }
+  }
+  return EXIT.OK;
+}
+
+/** DELETE /v1/tasks/{id}: the task as the listing shows it, CANCELLED; a task that has ended is the API's 409. */
+async function cancel(context: Context, parsed: Parsed): Promise<ExitCode> {
+  if (helpRequested(context, parsed)) return EXIT.OK;
+  const id = idArgument(parsed, 0, 'task ID');
+  const task = await clientFor(context, parsed.values).request<TaskSummary>('DELETE', `/v1/tasks/${id}`);
+  if (parsed.values.json) printJson(context, task);
+  else {
+    const { done, failed, cancelled = 0 } = task.progress;
+    printLine(context, `Task ${task.id} ${task.status}: ${done} done, ${failed} failed, ${cancelled} not run.`);
   }
   return EXIT.OK;
 }

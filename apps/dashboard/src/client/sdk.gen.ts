@@ -3,6 +3,12 @@
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
 import type {
+  BatchCancelAsyncData,
+  BatchCancelAsyncErrors,
+  BatchCancelAsyncResponses,
+  BatchCancelBatchData,
+  BatchCancelBatchErrors,
+  BatchCancelBatchResponses,
   BatchCreateAsyncData,
   BatchCreateAsyncErrors,
   BatchCreateAsyncResponses,
@@ -62,6 +68,9 @@ import type {
   StorageUpdateData,
   StorageUpdateErrors,
   StorageUpdateResponses,
+  TasksCancelData,
+  TasksCancelErrors,
+  TasksCancelResponses,
   TasksErrorsData,
   TasksErrorsErrors,
   TasksErrorsResponses,
@@ -360,6 +369,20 @@ export const batchCreateBatch = <ThrowOnError extends boolean = false>(
   });
 
 /**
+ * Cancel a batch task
+ *
+ * Items not started are dropped (never run; `progress.cancelled` counts them), items being edited may finish; the task ends `CANCELLED` and its webhook, if any, is sent. Answers with the task.
+ */
+export const batchCancelBatch = <ThrowOnError extends boolean = false>(
+  options: Options<BatchCancelBatchData, ThrowOnError>,
+) =>
+  (options.client ?? client).delete<BatchCancelBatchResponses, BatchCancelBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/image/edit/batch/{id}',
+    ...options,
+  });
+
+/**
  * A batch task: status, progress, results and errors
  */
 export const batchGetBatch = <ThrowOnError extends boolean = false>(
@@ -390,6 +413,20 @@ export const batchCreateAsync = <ThrowOnError extends boolean = false>(
   });
 
 /**
+ * Cancel an asynchronous edit
+ *
+ * As DELETE on a batch task: the edit is dropped unless it has started; the task ends `CANCELLED`.
+ */
+export const batchCancelAsync = <ThrowOnError extends boolean = false>(
+  options: Options<BatchCancelAsyncData, ThrowOnError>,
+) =>
+  (options.client ?? client).delete<BatchCancelAsyncResponses, BatchCancelAsyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/image/edit/async/{id}',
+    ...options,
+  });
+
+/**
  * An asynchronous edit: its task, with `result` once done
  */
 export const batchGetAsync = <ThrowOnError extends boolean = false>(
@@ -410,6 +447,18 @@ export const tasksList = <ThrowOnError extends boolean = false>(options?: Option
   (options?.client ?? client).get<TasksListResponses, TasksListErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/tasks',
+    ...options,
+  });
+
+/**
+ * Cancel a task of either kind
+ *
+ * Items not started are dropped, items being edited may finish; the task ends `CANCELLED` and its webhook, if any, is sent. Answers as GET does.
+ */
+export const tasksCancel = <ThrowOnError extends boolean = false>(options: Options<TasksCancelData, ThrowOnError>) =>
+  (options.client ?? client).delete<TasksCancelResponses, TasksCancelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/tasks/{id}',
     ...options,
   });
 

@@ -943,6 +943,10 @@ export type TaskProgressDto = {
    * Images whose last run failed for a reason that may pass (network, timeout, 5xx) and that run again after a pause (TASK_ATTEMPTS runs at most); counted among neither done nor failed. 0 once the task is final. An extension.
    */
   retrying: number;
+  /**
+   * On a CANCELLED task only: its images a cancellation dropped (DELETE on the task, or its key revoked), which never ran. An extension.
+   */
+  cancelled?: number;
 };
 
 export type TaskInputInfoDto = {
@@ -1015,9 +1019,9 @@ export type TaskAsyncResultDto = {
 export type TaskDto = {
   id: number;
   /**
-   * ACCEPTED -> PROCESSING -> DONE | ERROR, never backwards. ERROR: the task could not run (missing or empty folder) or an image failed.
+   * ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from either of the first two (DELETE on the task, or its key revoked); never backwards. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.
    */
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
   result_url: string;
   created_at: string;
   finished_at: string | null;
@@ -1098,7 +1102,7 @@ export type AsyncEditRequestDto = {
 export type TaskSummaryDto = {
   id: number;
   kind: 'batch' | 'async';
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
   progress: TaskProgressDto;
   created_at: string;
   finished_at: string | null;
@@ -2144,7 +2148,7 @@ export type BatchCreateBatchErrors = {
    */
   401: ErrorBodyDto;
   /**
-   * The key's call quota is spent.
+   * The key's calls left cannot cover the request's images (one per image).
    */
   402: ErrorBodyDto;
   /**
@@ -2175,6 +2179,59 @@ export type BatchCreateBatchResponses = {
 };
 
 export type BatchCreateBatchResponse = BatchCreateBatchResponses[keyof BatchCreateBatchResponses];
+
+export type BatchCancelBatchData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/image/edit/batch/{id}';
+};
+
+export type BatchCancelBatchErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task of this kind with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * The task has ended already.
+   */
+  409: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type BatchCancelBatchError = BatchCancelBatchErrors[keyof BatchCancelBatchErrors];
+
+export type BatchCancelBatchResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskDto;
+  };
+};
+
+export type BatchCancelBatchResponse = BatchCancelBatchResponses[keyof BatchCancelBatchResponses];
 
 export type BatchGetBatchData = {
   body?: never;
@@ -2238,7 +2295,7 @@ export type BatchCreateAsyncErrors = {
    */
   401: ErrorBodyDto;
   /**
-   * The key's call quota is spent.
+   * The key's calls left cannot cover the request's images (one per image).
    */
   402: ErrorBodyDto;
   /**
@@ -2269,6 +2326,59 @@ export type BatchCreateAsyncResponses = {
 };
 
 export type BatchCreateAsyncResponse = BatchCreateAsyncResponses[keyof BatchCreateAsyncResponses];
+
+export type BatchCancelAsyncData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/image/edit/async/{id}';
+};
+
+export type BatchCancelAsyncErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task of this kind with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * The task has ended already.
+   */
+  409: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type BatchCancelAsyncError = BatchCancelAsyncErrors[keyof BatchCancelAsyncErrors];
+
+export type BatchCancelAsyncResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskDto;
+  };
+};
+
+export type BatchCancelAsyncResponse = BatchCancelAsyncResponses[keyof BatchCancelAsyncResponses];
 
 export type BatchGetAsyncData = {
   body?: never;
@@ -2334,7 +2444,7 @@ export type TasksListData = {
     /**
      * Only tasks in this status.
      */
-    status?: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR';
+    status?: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
     /**
      * Only batch tasks, or only asynchronous edits.
      */
@@ -2378,6 +2488,59 @@ export type TasksListResponses = {
 };
 
 export type TasksListResponse = TasksListResponses[keyof TasksListResponses];
+
+export type TasksCancelData = {
+  body?: never;
+  path: {
+    id: number;
+  };
+  query?: never;
+  url: '/v1/tasks/{id}';
+};
+
+export type TasksCancelErrors = {
+  /**
+   * No key, or an unknown or revoked key.
+   */
+  401: ErrorBodyDto;
+  /**
+   * The key's call quota is spent.
+   */
+  402: ErrorBodyDto;
+  /**
+   * The key lacks the scope (image_editing or admin).
+   */
+  403: ErrorBodyDto;
+  /**
+   * No task with this id in your account.
+   */
+  404: ErrorBodyDto;
+  /**
+   * The task has ended already.
+   */
+  409: ErrorBodyDto;
+  /**
+   * Validation failed: `error_details` maps each field path to its messages.
+   */
+  422: ErrorBodyDto;
+  /**
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   */
+  429: RateLimitErrorDto;
+};
+
+export type TasksCancelError = TasksCancelErrors[keyof TasksCancelErrors];
+
+export type TasksCancelResponses = {
+  /**
+   * Success.
+   */
+  200: {
+    data: TaskSummaryDto;
+  };
+};
+
+export type TasksCancelResponse = TasksCancelResponses[keyof TasksCancelResponses];
 
 export type TasksSummaryData = {
   body?: never;

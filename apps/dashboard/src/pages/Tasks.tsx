@@ -7,7 +7,7 @@ import { component, conflicts, prune } from '../schema';
 import { SchemaForm } from '../SchemaForm';
 import { ErrorBox, Progress, Status } from '../ui';
 
-const FINAL = ['DONE', 'ERROR'];
+const FINAL = ['DONE', 'ERROR', 'CANCELLED'];
 const POLL_MS = 1000;
 
 /** Polls while `active`: the progress bars move without a reload. */
@@ -132,7 +132,7 @@ export function TasksPage() {
           }}
         >
           <option value="">all</option>
-          {['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR'].map((s) => (
+          {['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>

@@ -5,6 +5,8 @@ import { Reader, type ConfigProblem, type Environment } from './config-reader';
 import { readGenerative, type GenerativeConfig } from './generative-config';
 export type { TlsConfig } from './tls-config';
 import { readTls, type TlsConfig } from './tls-config';
+import { readTracing, type TracingConfig } from './tracing-config';
+export { TRACE_SAMPLERS, type TraceSampler, type TracingConfig } from './tracing-config';
 import { readVision, type VisionConfig } from './vision-config';
 export {
   GENERATIVE_BACKENDS,
@@ -93,6 +95,8 @@ export class AppConfig {
   readonly metricsPort: number;
   /** Bearer token that opens GET /metrics on the API port; undefined: /metrics is not served there (404). */
   readonly metricsToken?: string;
+  /** OpenTelemetry tracing from the standard OTEL_* variables; undefined: off (nothing is exported). */
+  readonly tracing?: TracingConfig;
   /** Whether X-Forwarded-* headers from a reverse proxy are trusted. */
   readonly trustProxy: boolean;
   /** Native HTTPS (TLS_CERT_FILE, TLS_KEY_FILE); undefined: plain HTTP. */
@@ -129,6 +133,10 @@ export class AppConfig {
   readonly taskConcurrency: number;
   /** Runs of an item (or a task's listing) before a transient failure (network, storage 5xx) is final. */
   readonly taskAttempts: number;
+  /** Items of one task handed to the queue at a time (docs/batch.md, "Scheduling"). */
+  readonly taskOutstandingPerTask: number;
+  /** Items of one account's tasks handed to the queue at a time: what keeps one account from filling it. */
+  readonly taskOutstandingPerAccount: number;
   /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
   readonly taskRetryDelayMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
@@ -236,6 +244,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (adminApiKey !== undefined && adminApiKey.length < 32) {
     read.problem('ADMIN_API_KEY', 'must be at least 32 characters long');
   }
+  const taskConcurrency = read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256);
   const redisPrefix = read.string('REDIS_PREFIX', 'atelier');
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(redisPrefix)) {
     read.problem('REDIS_PREFIX', 'must be 1 to 32 letters, digits, "_" or "-"');
@@ -277,6 +286,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     metricsPort,
     metricsToken,
+    tracing: readTracing(read),
     trustProxy: read.boolean('TRUST_PROXY', false),
     fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),
@@ -298,8 +308,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     editMemoryBytes: read.integer('EDIT_MEMORY_BYTES', Math.floor(processMemory() / 2), MIB, 2 ** 40),
     editInputBytes: read.integer('EDIT_INPUT_BYTES', Math.max(64 * MIB, Math.floor(processMemory() / 8)), MIB, 2 ** 40),
     editKeySharePercent: read.integer('EDIT_KEY_SHARE', 50, 1, 100),
-    taskConcurrency: read.integer('TASK_CONCURRENCY', Math.max(1, availableParallelism()), 1, 256),
+    taskConcurrency,
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
+    taskOutstandingPerTask: read.integer('TASK_OUTSTANDING_PER_TASK', 2 * taskConcurrency, 1, 100_000),
+    taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
     vision: readVision(read),

@@ -173,6 +173,12 @@ export const ErrorCodes = define({
     retryable: true,
   },
   TASK_NOT_FOUND: { code: '1701', status: 404, type: 'image', message: 'Task not found.' },
+  TASK_ENDED: {
+    code: '1702',
+    status: 409,
+    type: 'image',
+    message: 'The task has ended (DONE, ERROR or CANCELLED) and cannot be cancelled.',
+  },
   VALIDATION: { code: '9000', status: 422, type: 'validation', message: 'Validation failed.' },
   MALFORMED_BODY: { code: '9001', status: 400, type: 'validation', message: 'The request body is not valid JSON.' },
   ROUTE_NOT_FOUND: { code: '9002', status: 404, type: 'general', message: 'Route not found.' },

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { withSpan } from '../tracing/spans';
 
 /**
  * Every Prometheus metric of an Atelier process, in one registry per process (the API and each worker scrape
@@ -32,11 +33,14 @@ export const editStageDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Runs `work`, timing it as the edit stage `stage` whether it succeeds or fails. */
+/**
+ * Runs `work`, timing it as the edit stage `stage` whether it succeeds or fails; with tracing on, inside the span
+ * `edit.<stage>` (docs/operations.md, "Tracing").
+ */
 export async function timedStage<T>(stage: EditStage, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
-    return await work();
+    return await withSpan(`edit.${stage}`, {}, work);
   } finally {
     editStageDuration.observe({ stage }, (performance.now() - started) / 1000);
   }

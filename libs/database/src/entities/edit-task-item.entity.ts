@@ -34,6 +34,13 @@ export class EditTaskItemEntity {
   @Column({ type: 'varchar', length: 8, default: 'PENDING' })
   status: ItemStatus;
 
+  /**
+   * True once the item was handed to the queue (TaskScheduler): a PENDING item that is queued counts against
+   * TASK_OUTSTANDING_PER_TASK and TASK_OUTSTANDING_PER_ACCOUNT; the others wait in the database for their turn.
+   */
+  @Column({ type: 'boolean', default: false })
+  queued: boolean;
+
   /** Runs started, the current one included. */
   @Column({ type: 'integer', default: 0 })
   attempts: number;

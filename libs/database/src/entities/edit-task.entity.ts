@@ -1,9 +1,14 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
-/** `ACCEPTED -> PROCESSING -> DONE | ERROR`, never backwards (docs/batch.md). */
-export const TASK_STATUSES = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR'] as const;
+/** `ACCEPTED -> PROCESSING -> DONE | ERROR`, or `CANCELLED` from either of the first two; never backwards (docs/batch.md). */
+export const TASK_STATUSES = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** The statuses a task ends in: nothing of it runs any more, and it never moves again. */
+export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['DONE', 'ERROR', 'CANCELLED'];
+
+export const isFinalTaskStatus = (status: TaskStatus): boolean => FINAL_TASK_STATUSES.includes(status);
 
 /** `batch`: a folder or a list of inputs; `async`: one image, edited in the background. */
 export type TaskKind = 'batch' | 'async';
@@ -14,6 +19,7 @@ export type WebhookState = 'none' | 'pending' | 'sent' | 'failed';
 /** A batch or asynchronous edit. Its items are {@link EditTaskItemEntity}; its counts come from them. */
 @Entity({ name: 'edit_tasks' })
 @Index('IDX_edit_tasks_status', ['status'])
+@Index('IDX_edit_tasks_account_status', ['accountId', 'status'])
 export class EditTaskEntity {
   @PrimaryGeneratedColumn()
   id: number;
@@ -24,6 +30,13 @@ export class EditTaskEntity {
   @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'account_id' })
   account?: AccountEntity;
+
+  /**
+   * The key that created the task: revoking it cancels the task, and a key with a quota is charged per image.
+   * Null for tasks created before it was recorded and for the configured ADMIN_API_KEY.
+   */
+  @Column({ name: 'key_id', type: 'integer', nullable: true })
+  keyId: number | null;
 
   @Column({ type: 'varchar', length: 8 })
   kind: TaskKind;

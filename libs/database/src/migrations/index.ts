@@ -5,6 +5,7 @@ import { BootstrapKeyMarker1764200000000 } from './1764200000000-bootstrap-key-m
 import { KeyGrants1764200000001 } from './1764200000001-key-grants';
 import { WebhookSecrets1764300000000 } from './1764300000000-webhook-secrets';
 import { TaskItemTotal1764400000000 } from './1764400000000-task-item-total';
+import { FairScheduling1764500000000 } from './1764500000000-fair-scheduling';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   KeyGrants1764200000001,
   WebhookSecrets1764300000000,
   TaskItemTotal1764400000000,
+  FairScheduling1764500000000,
 ];

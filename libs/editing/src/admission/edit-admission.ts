@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, editStageDuration, ServiceException } from '@app/common';
+import { AppConfig, editStageDuration, recordSpan, ServiceException } from '@app/common';
 import { AdmissionGate, editBusy, type Permit } from './admission-gate';
 
 /** Slack for the multipart framing around an upload's file and `data` parts, in bytes. */
@@ -103,6 +103,7 @@ export class EditAdmission {
   async runPixels<T>(holder: string, bytes: number, label: string, work: () => Promise<T>): Promise<T> {
     const permit = await this.pixels.acquire(holder, bytes);
     editStageDuration.observe({ stage: 'pixel_wait' }, permit.waitedMs / 1000);
+    recordSpan('edit.pixel_wait', permit.waitedMs);
     try {
       const { held, permits } = this.pixels.state;
       this.logger.debug(

@@ -3,7 +3,11 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig, clearQueueSource, setQueueSource, type QueueSnapshot } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
-import { TaskJobs, taskJobId, TaskQueue } from './task-queue';
+import { TaskJobs, taskJobId, TaskQueue, type ExpandJob, type ItemJob } from './task-queue';
+import { sendJobs } from './task-tracing';
+
+/** `messaging.system` of the spans of this queue. */
+export const BULLMQ = 'bullmq';
 
 /** A Redis connection for BullMQ: its blocking commands need unlimited retries per request. */
 export function bullConnection(redisUrl: string, name: string): Redis {
@@ -58,22 +62,31 @@ export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown 
   }
 
   async start(taskId: number): Promise<void> {
-    await this.queue.add(TaskJobs.expand, { taskId }, this.options(taskJobId.expand(taskId)));
+    await this.addOne(TaskJobs.expand, taskId, taskJobId.expand(taskId));
   }
 
   async addItems(taskId: number, seqs: number[]): Promise<void> {
     if (seqs.length === 0) return;
-    await this.queue.addBulk(
-      seqs.map((seq) => ({
-        name: TaskJobs.item,
-        data: { taskId, seq },
-        opts: this.options(taskJobId.item(taskId, seq)),
-      })),
+    const job = { name: TaskJobs.item, taskId, count: seqs.length };
+    await sendJobs(BULLMQ, job, (traceparent) =>
+      this.queue.addBulk(
+        seqs.map((seq) => ({
+          name: TaskJobs.item,
+          data: { taskId, seq, ...(traceparent && { traceparent }) } satisfies ItemJob,
+          opts: this.options(taskJobId.item(taskId, seq)),
+        })),
+      ),
     );
   }
 
   async deliverWebhook(taskId: number): Promise<void> {
-    await this.queue.add(TaskJobs.webhook, { taskId }, this.options(taskJobId.webhook(taskId)));
+    await this.addOne(TaskJobs.webhook, taskId, taskJobId.webhook(taskId));
+  }
+
+  private async addOne(name: string, taskId: number, jobId: string): Promise<void> {
+    await sendJobs(BULLMQ, { name, taskId, count: 1 }, (traceparent) =>
+      this.queue.add(name, { taskId, ...(traceparent && { traceparent }) } satisfies ExpandJob, this.options(jobId)),
+    );
   }
 
   /** Closed in the last shutdown phase: the work drained before it (beforeApplicationShutdown) still uses it. */

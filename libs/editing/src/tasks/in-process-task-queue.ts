@@ -6,27 +6,33 @@ import {
   type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AppConfig } from '@app/common';
-import { TaskQueue } from './task-queue';
+import { activeTraceparent, AppConfig } from '@app/common';
+import { TaskJobs, TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
 import { TaskStore } from './task-store';
+import { processJob, type TracedJob } from './task-tracing';
 
 interface ItemWork {
   taskId: number;
   seq: number;
   /** Runs started so far. */
   attempts: number;
+  /** The trace context of the work that queued it (task-tracing.ts). */
+  traceparent?: string;
 }
 
-/** Item entries held in memory before a listing waits for the runners to catch up. */
-const HIGH_WATER = 1_000;
+/** `messaging.system` of the spans of this queue. */
+const IN_PROCESS = 'in-process';
+
 /** Longest a shutdown waits for the items being edited; unfinished ones stay pending for the next start. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
 /**
- * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time.
- * Listings and webhooks run beside the items. A listing that gets ahead of the runners waits (backpressure), so
- * a large folder is never held in memory. Transient failures are retried like BullMQ retries them. At start,
+ * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time, first
+ * queued first run. Listings and webhooks run beside the items. What waits here is bounded by the scheduler
+ * (TaskScheduler: a few items per account, the rest wait in the database), so a large folder is never held in
+ * memory and one account's batch never holds up another's. Transient failures are retried like BullMQ retries
+ * them. At start,
  * tasks a restart interrupted resume: their listing runs again (it records nothing twice) and their pending
  * items are queued again; items that were final stay as they were.
  */
@@ -34,12 +40,13 @@ const SHUTDOWN_GRACE_MS = 30_000;
 export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(InProcessTaskQueue.name);
   private readonly waiting: ItemWork[] = [];
+  /** Items waiting or running (`taskId:seq`): adding one again adds nothing, as a BullMQ job id does. */
+  private readonly inHand = new Set<string>();
   /** Items being edited (at most TASK_CONCURRENCY). */
   private readonly running = new Set<Promise<void>>();
   /** Listings and webhooks in progress. */
   private readonly side = new Set<Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private drained: (() => void)[] = [];
   private stopping = false;
 
   constructor(
@@ -65,19 +72,24 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   }
 
   async start(taskId: number): Promise<void> {
-    this.background(`task ${taskId} listing`, (final) => this.runner.expand(taskId, final));
+    const job = { name: TaskJobs.expand, taskId, traceparent: activeTraceparent() };
+    this.background(`task ${taskId} listing`, job, (final) => this.runner.expand(taskId, final));
   }
 
   async addItems(taskId: number, seqs: number[]): Promise<void> {
-    for (const seq of seqs) this.waiting.push({ taskId, seq, attempts: 0 });
-    this.pump();
-    while (this.waiting.length > HIGH_WATER && !this.stopping) {
-      await new Promise<void>((resolve) => this.drained.push(resolve));
+    const traceparent = activeTraceparent();
+    for (const seq of seqs) {
+      const key = `${taskId}:${seq}`;
+      if (this.inHand.has(key)) continue;
+      this.inHand.add(key);
+      this.waiting.push({ taskId, seq, attempts: 0, traceparent });
     }
+    this.pump();
   }
 
   async deliverWebhook(taskId: number): Promise<void> {
-    this.background(`task ${taskId} webhook`, (final) => this.runner.deliverWebhook(taskId, final));
+    const job = { name: TaskJobs.webhook, taskId, traceparent: activeTraceparent() };
+    this.background(`task ${taskId} webhook`, job, (final) => this.runner.deliverWebhook(taskId, final));
   }
 
   /** Stops taking work, waits for the items being edited (up to a grace period); the rest stays pending. */
@@ -85,8 +97,8 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     const began = Date.now();
     this.stopping = true;
     this.waiting.length = 0;
+    this.inHand.clear();
     for (const timer of this.timers) clearTimeout(timer);
-    this.releaseWaiters();
     this.logger.log(`Stopping: no new items; finishing the ${this.running.size} in hand`);
     const all = Promise.allSettled([...this.running, ...this.side]).then(() => true);
     const grace = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS).unref());
@@ -107,20 +119,15 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
       });
       this.running.add(run);
     }
-    if (this.waiting.length <= HIGH_WATER / 2) this.releaseWaiters();
-  }
-
-  private releaseWaiters(): void {
-    const waiters = this.drained;
-    this.drained = [];
-    for (const resolve of waiters) resolve();
   }
 
   private async runItem(work: ItemWork): Promise<void> {
     work.attempts += 1;
     const final = work.attempts >= this.config.taskAttempts;
     try {
-      await this.runner.runItem(work.taskId, work.seq, final);
+      const job = { ...work, name: TaskJobs.item, attempt: work.attempts };
+      await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      this.inHand.delete(`${work.taskId}:${work.seq}`);
     } catch (error) {
       this.logger.warn(
         `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
@@ -133,16 +140,21 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   }
 
   /** Runs a listing or a webhook outside the item slots, retrying transient failures with backoff. */
-  private background(label: string, run: (finalAttempt: boolean) => Promise<void>, attempt = 1): void {
+  private background(
+    label: string,
+    job: Omit<TracedJob, 'attempt'>,
+    run: (finalAttempt: boolean) => Promise<void>,
+    attempt = 1,
+  ): void {
     if (this.stopping) return;
     const final = attempt >= this.config.taskAttempts;
-    const job = run(final)
+    const running = processJob(IN_PROCESS, { ...job, attempt }, () => run(final))
       .catch((error: unknown) => {
         this.logger.warn(`${label}: attempt ${attempt} failed${final ? '' : ', retrying'}: ${String(error)}`);
-        if (!final) this.later(attempt, () => this.background(label, run, attempt + 1));
+        if (!final) this.later(attempt, () => this.background(label, job, run, attempt + 1));
       })
-      .finally(() => this.side.delete(job));
-    this.side.add(job);
+      .finally(() => this.side.delete(running));
+    this.side.add(running);
   }
 
   private later(attempt: number, run: () => void): void {

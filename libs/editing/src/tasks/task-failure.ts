@@ -15,3 +15,14 @@ export function failureMessage(error: unknown): string {
   if (error instanceof ServiceException) return error.message;
   return 'The image could not be processed because of an internal error; see the service log.';
 }
+
+/**
+ * What an item (or a task, for its listing) shows when the queue gave it up without a failure of its own: every
+ * worker that ran it died before it ended (BullMQ's stalled-job limit), as an image that needs more memory than a
+ * worker has would make them.
+ */
+export const ABANDONED_MESSAGES = {
+  item: 'The image could not be processed: the worker editing it stopped before it was done, several times; see the service log.',
+  listing:
+    'The input could not be listed: the worker listing it stopped before it was done, several times; see the service log.',
+} as const;

@@ -27,9 +27,10 @@ export const taskJobId = {
 
 export interface ExpandJob {
   taskId: number;
+  /** The W3C trace context of the work that queued the job, with tracing on (task-tracing.ts); no other data. */
+  traceparent?: string;
 }
-export interface ItemJob {
-  taskId: number;
+export interface ItemJob extends ExpandJob {
   seq: number;
 }
 export type WebhookJob = ExpandJob;

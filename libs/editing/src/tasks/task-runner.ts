@@ -8,11 +8,12 @@ import {
   webhookDeliveries,
   webhookDeliveryDuration,
 } from '@app/common';
-import type { EditTaskEntity } from '@app/database';
+import { isFinalTaskStatus, type EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
 import { EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request.model';
 import { TaskQueue } from './task-queue';
+import { TaskScheduler } from './task-scheduler';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';
 import { TaskStore, type NewItem } from './task-store';
@@ -24,7 +25,10 @@ const CHUNK = 100;
 /** Parsed requests of the tasks most recently run (a process works on few tasks at once). */
 const PARSED_REQUESTS = 64;
 
-const isFinal = (task: EditTaskEntity) => task.status === 'DONE' || task.status === 'ERROR';
+const isFinal = (task: EditTaskEntity) => isFinalTaskStatus(task.status);
+
+/** How a listing stopped before the end of its input: the task was cancelled, or the key's quota is spent. */
+type Stop = { kind: 'ended' } | { kind: 'quota'; message: string };
 
 /**
  * The work of a task, the same in both modes (BullMQ worker, or the API process in embedded mode): list the
@@ -49,30 +53,37 @@ export class TaskRunner {
     private readonly resolver: StorageResolver,
     private readonly queue: TaskQueue,
     private readonly webhooks: WebhookSender,
+    private readonly scheduler: TaskScheduler,
   ) {}
 
   /**
-   * Lists the task's input into items and queues them (or, when that was done before, queues the items still
-   * pending). A transient failure throws for a retry unless `finalAttempt`; any other ends the task in ERROR.
+   * Lists the task's input into items, waiting in the database for the scheduler to queue them (TaskScheduler);
+   * when that was done before (a restart, a retry), queues again the items that were queued and tops up. A
+   * transient failure throws for a retry unless `finalAttempt`; any other ends the task in ERROR.
    */
   async expand(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
     await this.store.advance(taskId, 'PROCESSING');
-    if (task.expanded) {
-      await this.requeuePending(taskId);
-    } else {
-      let count: number;
+    // Items queued before a restart: embedded mode lost them with the process (BullMQ ignores known job ids).
+    await this.queue.addItems(taskId, await this.store.queuedPending(taskId));
+    if (!task.expanded) {
+      let listed: { count: number; stop?: Stop };
       try {
-        count = await this.record(task, requestOf(task).input);
+        listed = await this.record(task, requestOf(task).input);
       } catch (error) {
         if (isTransient(error) && !finalAttempt) throw error;
         this.logger.warn(`task ${taskId}: its input cannot be listed: ${failureMessage(error)}`);
         return this.end(task, 'ERROR', failureMessage(error));
       }
-      if (count === 0) return this.end(task, 'ERROR', `${describe(requestOf(task).input)} holds no images.`);
+      if (listed.stop?.kind === 'ended') return;
+      if (listed.stop?.kind === 'quota') await this.store.setPendingError(taskId, listed.stop.message);
+      else if (listed.count === 0) {
+        return this.end(task, 'ERROR', `${describe(requestOf(task).input)} holds no images.`);
+      }
       await this.store.markExpanded(taskId);
     }
+    await this.scheduler.topUp(task.accountId);
     await this.finishIfDone(taskId);
   }
 
@@ -83,8 +94,14 @@ export class TaskRunner {
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
+    // Read and started in one statement; an item that did not start is read again to tell why (rare).
     const item = await this.store.startItem(taskId, seq);
-    if (!item) return;
+    if (!item) {
+      const existing = await this.store.item(taskId, seq);
+      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
+      if (existing && existing.status !== 'PENDING') return this.afterItem(task);
+      return;
+    }
     const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -119,6 +136,30 @@ export class TaskRunner {
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
       await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
       ended('FAILED');
+    }
+    await this.afterItem(task);
+  }
+
+  /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
+  private async afterItem(task: EditTaskEntity): Promise<void> {
+    await this.finishIfDone(task.id);
+    await this.scheduler.topUp(task.accountId);
+  }
+
+  /**
+   * Records work the queue gave up without running it to its end (every worker that ran it died: TaskWorker):
+   * the item FAILED with `reason`, or, for the listing (`seq` undefined), the task ERROR. Else the item would stay
+   * PENDING and its task PROCESSING for ever.
+   */
+  async abandon(taskId: number, seq: number | undefined, reason: string): Promise<void> {
+    const task = await this.store.find(taskId);
+    if (!task || isFinal(task)) return;
+    if (seq === undefined) return this.end(task, 'ERROR', reason);
+    const item = await this.store.item(taskId, seq);
+    if (item?.status === 'PENDING') {
+      this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${reason}`);
+      await this.store.finishItem(item.id, { status: 'FAILED', error: reason });
+      taskItems.inc({ status: 'FAILED' });
     }
     await this.finishIfDone(taskId);
   }
@@ -158,24 +199,51 @@ export class TaskRunner {
     return taskView(task, { items, counts, retrying }, this.config.publicBaseUrl);
   }
 
-  /** Records the input's items in chunks as the listing pages in; returns how many. */
-  private async record(task: EditTaskEntity, input: BatchInput): Promise<number> {
+  /**
+   * Records the input's items in chunks as the listing pages in, each charged to the key's quota first (a
+   * folder's: a list's was charged when the task was created), and tops the account up after each; returns how
+   * many, and why the listing stopped early, if it did: the task ended (cancelled), or the quota is spent (the
+   * items it covers are recorded, no other).
+   */
+  private async record(task: EditTaskEntity, input: BatchInput): Promise<{ count: number; stop?: Stop }> {
+    // Items an earlier run of this listing recorded were charged then (the listing order is fixed).
+    const charged = input.kind === 'folder' ? (await this.store.counts(task.id)).total : Number.POSITIVE_INFINITY;
     let seq = 0;
     let chunk: NewItem[] = [];
-    const flush = async () => {
-      await this.store.addItems(task.id, chunk);
-      await this.queue.addItems(
-        task.id,
-        chunk.map((item) => item.seq),
-      );
+    const flush = async (): Promise<Stop | undefined> => {
+      const current = await this.store.find(task.id);
+      if (!current || isFinal(current)) return { kind: 'ended' };
+      const covered = await this.charge(task, chunk.filter((item) => item.seq >= charged).length);
+      const recorded = chunk.slice(0, chunk.filter((item) => item.seq < charged).length + covered);
+      await this.store.addItems(task.id, recorded);
+      await this.scheduler.topUp(task.accountId);
+      const short = chunk.length - recorded.length;
       chunk = [];
+      if (short === 0) return undefined;
+      const message =
+        `The API key's call quota is spent (one call per image): the first ${seq - short} image(s) were queued, ` +
+        'the rest of the input was not edited.';
+      return { kind: 'quota', message };
     };
     for await (const item of this.inputs(task.accountId, input)) {
       chunk.push({ seq: seq++, ...item });
-      if (chunk.length === CHUNK) await flush();
+      if (chunk.length === CHUNK) {
+        const stop = await flush();
+        if (stop) return { count: seq, stop };
+      }
     }
-    await flush();
-    return seq;
+    const stop = chunk.length > 0 ? await flush() : undefined;
+    return { count: seq, ...(stop && { stop }) };
+  }
+
+  /**
+   * Charges `images` to the key that created the task (one call per image, as the hosted APIs count); returns
+   * how many of them its quota covers (all when it has none), charged.
+   */
+  private async charge(task: EditTaskEntity, images: number): Promise<number> {
+    if (images === 0 || task.keyId === null || (await this.store.chargeKey(task.keyId, images))) return images;
+    const left = Math.min(images, (await this.store.keyCallsLeft(task.keyId)) ?? images);
+    return left > 0 && (await this.store.chargeKey(task.keyId, left)) ? left : 0;
   }
 
   /** The images of a folder (by extension: the eight input types), or the listed files, in a fixed order. */
@@ -195,18 +263,6 @@ export class TaskRunner {
     }
   }
 
-  private async requeuePending(taskId: number): Promise<void> {
-    for (let after = -1; ;) {
-      const page = await this.store.pendingItems(taskId, after, CHUNK);
-      if (page.length === 0) return;
-      await this.queue.addItems(
-        taskId,
-        page.map((item) => item.seq),
-      );
-      after = page[page.length - 1].seq;
-    }
-  }
-
   /** Ends the task when it is listed and no item is pending: DONE, or ERROR when any item failed. */
   private async finishIfDone(taskId: number): Promise<void> {
     // Nearly every item ends with others still pending: one index lookup says so before the task and its counts
@@ -216,7 +272,8 @@ export class TaskRunner {
     if (!task?.expanded || isFinal(task)) return;
     const counts = await this.store.counts(taskId);
     if (counts.pending > 0) return;
-    await this.end(task, counts.failed > 0 ? 'ERROR' : 'DONE');
+    // A task-level error recorded while it ran (its quota spent) ends it in ERROR too.
+    await this.end(task, counts.failed > 0 || task.error ? 'ERROR' : 'DONE');
   }
 
   private requestOf(task: EditTaskEntity): TaskRequest {

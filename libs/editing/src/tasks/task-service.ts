@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, ServiceException, tasksCreated } from '@app/common';
-import type { TaskKind, TaskStatus } from '@app/database';
+import { AppConfig, quotaRefusals, ServiceException, tasksCreated } from '@app/common';
+import { isFinalTaskStatus, type EditTaskEntity, type TaskKind, type TaskStatus } from '@app/database';
 import { AddressPolicy, describeUrl, parseStorageReference, StorageResolver } from '@app/storage';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
+import { TaskScheduler } from './task-scheduler';
 import { TaskStore } from './task-store';
 import {
   errorOf,
@@ -23,6 +24,12 @@ export interface Page<T> {
   page: number;
   per_page: number;
   total: number;
+}
+
+/** Who creates a task: its account, and the key (null for ADMIN_API_KEY) that is charged and may be revoked. */
+export interface TaskOwner {
+  accountId: number;
+  keyId: number | null;
 }
 
 /** A failed task item, as GET /v1/usage lists the account's recent ones. */
@@ -50,24 +57,74 @@ export class TaskService {
     private readonly queue: TaskQueue,
     private readonly resolver: StorageResolver,
     private readonly policy: AddressPolicy,
+    private readonly scheduler: TaskScheduler,
   ) {}
 
-  async create(accountId: number, kind: TaskKind, body: unknown): Promise<TaskView> {
+  /**
+   * Creates a task once its request is judged valid, charging the key one call per image (a list's now, all or
+   * nothing: 402 and no task when its calls left cannot cover them; a folder's as it is listed, TaskRunner).
+   */
+  async create(owner: TaskOwner, kind: TaskKind, body: unknown): Promise<TaskView> {
     const request = kind === 'batch' ? parseBatchRequest(body) : parseAsyncRequest(body);
-    await this.checkStorages(accountId, request);
+    await this.checkStorages(owner.accountId, request);
     if (request.webhookUrl !== undefined) await this.checkWebhook(request.webhookUrl);
     // A list's length is known now, so the first answer shows the total; a folder's is counted as it is listed.
     const itemTotal = request.input.kind === 'files' ? request.input.inputs.length : null;
-    const task = await this.store.create(
-      accountId,
-      kind,
-      body as Record<string, unknown>,
-      request.webhookUrl,
-      itemTotal,
-    );
+    const charged = await this.chargeList(owner.keyId, itemTotal);
+    let task: EditTaskEntity;
+    try {
+      task = await this.store.create(owner, kind, body as Record<string, unknown>, request.webhookUrl, itemTotal);
+    } catch (error) {
+      if (charged > 0) await this.store.chargeKey(owner.keyId!, -charged);
+      throw error;
+    }
     await this.queue.start(task.id);
     tasksCreated.inc({ kind });
     return this.runner.view(task);
+  }
+
+  /**
+   * Cancels a task of the account that has not ended (docs/batch.md, "Cancellation"): 404 when the account has
+   * no such task (`kind` undefined: of either kind), 409 when it has ended.
+   */
+  async cancel(accountId: number, kind: TaskKind | undefined, id: number): Promise<void> {
+    const task = kind
+      ? await this.store.findOwned(accountId, id, kind)
+      : await this.store.findOwnedAnyKind(accountId, id);
+    if (!task) throw new ServiceException('TASK_NOT_FOUND');
+    if (isFinalTaskStatus(task.status) || !(await this.scheduler.cancel(task))) {
+      throw new ServiceException('TASK_ENDED');
+    }
+  }
+
+  /** Cancels every task of a revoked key that has not ended; returns how many. */
+  async cancelOfKey(keyId: number): Promise<number> {
+    let cancelled = 0;
+    for (const task of await this.store.activeTasksOfKey(keyId)) {
+      if (await this.scheduler.cancel(task)) cancelled += 1;
+    }
+    return cancelled;
+  }
+
+  /**
+   * Charges a list's images to the key (one call each) before its task exists; returns the calls charged. A folder
+   * (`images` null) is charged as it is listed, but a key with no call left is refused now.
+   */
+  private async chargeList(keyId: number | null, images: number | null): Promise<number> {
+    if (keyId === null) return 0;
+    if (images === null) {
+      if ((await this.store.keyCallsLeft(keyId)) !== 0) return 0;
+      quotaRefusals.inc();
+      throw new ServiceException('QUOTA_EXHAUSTED');
+    }
+    if (!(await this.store.chargeKey(keyId, images))) {
+      quotaRefusals.inc();
+      throw new ServiceException(
+        'QUOTA_EXHAUSTED',
+        `The key has fewer calls left than the ${images} image(s) of this request (one call per image).`,
+      );
+    }
+    return images;
   }
 
   async get(accountId: number, kind: TaskKind, id: number): Promise<TaskView> {

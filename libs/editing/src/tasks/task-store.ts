@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
-import { EditTaskEntity, EditTaskItemEntity, type TaskKind, type TaskStatus, type WebhookState } from '@app/database';
+import { In, Repository, type EntityManager } from 'typeorm';
+import {
+  ApiKeyEntity,
+  callsLeft,
+  chargeKeyCalls,
+  EditTaskEntity,
+  EditTaskItemEntity,
+  isFinalTaskStatus,
+  type TaskKind,
+  type TaskStatus,
+  type WebhookState,
+} from '@app/database';
 import type { ImageInfo, OutputImageInfo } from '../image-info';
 import type { EditNotice } from '../privacy-plan';
 
@@ -32,13 +42,29 @@ export interface StartedItem {
   subPath: string;
 }
 
-/** Statuses a task may move to from each status: forward only. */
+/** Statuses a task may move to from each status: forward only; a final status never moves. */
 const NEXT: Record<TaskStatus, TaskStatus[]> = {
-  ACCEPTED: ['PROCESSING', 'DONE', 'ERROR'],
-  PROCESSING: ['DONE', 'ERROR'],
+  ACCEPTED: ['PROCESSING', 'DONE', 'ERROR', 'CANCELLED'],
+  PROCESSING: ['DONE', 'ERROR', 'CANCELLED'],
   DONE: [],
   ERROR: [],
+  CANCELLED: [],
 };
+
+/** The statuses of a task that has not ended. */
+const ACTIVE: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
+
+/** A task's pending items: handed to the queue, or waiting in the database for their turn. */
+export interface PendingItems {
+  queued: number;
+  waiting: number;
+}
+
+/** A task that has not ended, as the scheduler sees it: whether the key that created it was revoked since. */
+export interface ActiveTask {
+  id: number;
+  keyRevoked: boolean;
+}
 
 /**
  * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,
@@ -52,7 +78,7 @@ export class TaskStore {
   ) {}
 
   async create(
-    accountId: number,
+    owner: { accountId: number; keyId: number | null },
     kind: TaskKind,
     request: Record<string, unknown>,
     webhookUrl: string | undefined,
@@ -60,7 +86,8 @@ export class TaskStore {
   ): Promise<EditTaskEntity> {
     return this.tasks.save(
       this.tasks.create({
-        accountId,
+        accountId: owner.accountId,
+        keyId: owner.keyId,
         kind,
         status: 'ACCEPTED',
         request,
@@ -85,12 +112,17 @@ export class TaskStore {
   /** Moves the task to `status` if that is forward from where it is; returns whether it moved. */
   async advance(id: number, status: TaskStatus, error?: string): Promise<boolean> {
     const from = (Object.keys(NEXT) as TaskStatus[]).filter((s) => NEXT[s].includes(status));
-    const final = status === 'DONE' || status === 'ERROR';
+    const final = isFinalTaskStatus(status);
     const result = await this.tasks.update(
       { id, status: In(from) },
       { status, ...(error !== undefined && { error }), ...(final && { finishedAt: new Date() }) },
     );
     return (result.affected ?? 0) > 0;
+  }
+
+  /** Records why a task that has not ended will end in ERROR once its recorded items are final. */
+  async setPendingError(id: number, error: string): Promise<void> {
+    await this.tasks.update({ id, status: In(ACTIVE) }, { error });
   }
 
   async markExpanded(id: number): Promise<void> {
@@ -111,6 +143,10 @@ export class TaskStore {
       .values(items.map((item) => ({ taskId, ...item, status: 'PENDING' as const, attempts: 0 })))
       .orIgnore()
       .execute();
+  }
+
+  item(taskId: number, seq: number): Promise<EditTaskItemEntity | null> {
+    return this.items.findOneBy({ taskId, seq });
   }
 
   /**
@@ -204,20 +240,6 @@ export class TaskStore {
     return { count: Number(raw[0]?.retrying_count ?? 0), items: entities };
   }
 
-  /** Pending items after `afterSeq`, in order, `limit` at a time (resuming a task without reading all of it). */
-  pendingItems(taskId: number, afterSeq: number, limit: number): Promise<EditTaskItemEntity[]> {
-    return this.items
-      .createQueryBuilder('item')
-      .where('item.task_id = :taskId AND item.status = :status AND item.seq > :afterSeq', {
-        taskId,
-        status: 'PENDING',
-        afterSeq,
-      })
-      .orderBy('item.seq', 'ASC')
-      .limit(limit)
-      .getMany();
-  }
-
   /** Final items, in order, for the task's `results` and `errors`. */
   finishedItems(taskId: number): Promise<EditTaskItemEntity[]> {
     return this.items.find({
@@ -305,11 +327,100 @@ export class TaskStore {
       .getMany();
   }
 
+  /**
+   * The account's tasks that have not ended, oldest first (the order their items are queued in), each with
+   * whether its key was revoked. `manager`: the scheduler's transaction, when it holds one.
+   */
+  async activeTasks(accountId: number, manager?: EntityManager): Promise<ActiveTask[]> {
+    const rows: { id: number | string; revoked: boolean | number | null }[] = await (manager ?? this.tasks.manager)
+      .createQueryBuilder(EditTaskEntity, 'task')
+      .leftJoin(ApiKeyEntity, 'key', 'key.id = task.key_id')
+      .select('task.id', 'id')
+      .addSelect('key.revoked', 'revoked')
+      .where('task.account_id = :accountId AND task.status IN (:...active)', { accountId, active: ACTIVE })
+      .orderBy('task.id', 'ASC')
+      .getRawMany();
+    return rows.map((row) => ({ id: Number(row.id), keyRevoked: Boolean(row.revoked) }));
+  }
+
+  /** The tasks of a key that have not ended. */
+  async activeTasksOfKey(keyId: number): Promise<EditTaskEntity[]> {
+    return this.tasks.find({ where: { keyId, status: In(ACTIVE) }, order: { id: 'ASC' } });
+  }
+
+  /**
+   * The pending items of each task: how many were handed to the queue, and how many wait for their turn (tasks
+   * with neither are absent).
+   */
+  async pendingByTask(taskIds: number[], manager?: EntityManager): Promise<Map<number, PendingItems>> {
+    const pending = new Map<number, PendingItems>();
+    if (taskIds.length === 0) return pending;
+    const rows: { taskId: number | string; queued: boolean | number; count: number | string }[] = await (
+      manager ?? this.items.manager
+    )
+      .createQueryBuilder(EditTaskItemEntity, 'item')
+      .select('item.task_id', 'taskId')
+      .addSelect('item.queued', 'queued')
+      .addSelect('COUNT(*)', 'count')
+      .where('item.task_id IN (:...taskIds) AND item.status = :status', { taskIds, status: 'PENDING' })
+      .groupBy('item.task_id')
+      .addGroupBy('item.queued')
+      .getRawMany();
+    for (const row of rows) {
+      const entry = pending.get(Number(row.taskId)) ?? { queued: 0, waiting: 0 };
+      if (row.queued === true || Number(row.queued) === 1) entry.queued += Number(row.count);
+      else entry.waiting += Number(row.count);
+      pending.set(Number(row.taskId), entry);
+    }
+    return pending;
+  }
+
+  /**
+   * Marks up to `limit` of the task's pending items that are not queued yet as queued, in order, and returns the
+   * seqs this call marked: each is one conditional UPDATE, so that two processes never both hand one item over.
+   */
+  async claim(taskId: number, limit: number, manager?: EntityManager): Promise<number[]> {
+    if (limit <= 0) return [];
+    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
+    const candidates = await items.find({
+      select: { id: true, seq: true },
+      where: { taskId, status: 'PENDING', queued: false },
+      order: { seq: 'ASC' },
+      take: limit,
+    });
+    const claimed: number[] = [];
+    for (const item of candidates) {
+      const result = await items.update({ id: item.id, queued: false }, { queued: true });
+      if ((result.affected ?? 0) > 0) claimed.push(item.seq);
+    }
+    return claimed;
+  }
+
+  /** Seqs of the task's items that were queued and are not final: to queue again after a restart. */
+  async queuedPending(taskId: number): Promise<number[]> {
+    const rows = await this.items.find({
+      select: { seq: true },
+      where: { taskId, status: 'PENDING', queued: true },
+      order: { seq: 'ASC' },
+    });
+    return rows.map((row) => row.seq);
+  }
+
+  /** Charges `calls` to the key's quota, atomically; false when its calls left cannot cover them (key-quota.ts). */
+  chargeKey(keyId: number, calls: number): Promise<boolean> {
+    return chargeKeyCalls(this.tasks.manager, keyId, calls);
+  }
+
+  /** The key's calls left; null when it has no quota. */
+  keyCallsLeft(keyId: number): Promise<number | null> {
+    return callsLeft(this.tasks.manager, keyId);
+  }
+
   /** Tasks that have not ended (to resume after a restart in embedded mode). */
   async unfinished(): Promise<number[]> {
     const rows = await this.tasks.find({
       select: { id: true },
-      where: { status: In(['ACCEPTED', 'PROCESSING']) },
+      where: { status: In(ACTIVE) },
       order: { id: 'ASC' },
     });
     return rows.map((row) => row.id);

@@ -1,5 +1,5 @@
 import { mediaTypeOfExtension } from '@app/common';
-import type { EditTaskEntity, EditTaskItemEntity, TaskStatus } from '@app/database';
+import { isFinalTaskStatus, type EditTaskEntity, type EditTaskItemEntity, type TaskStatus } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { EditNotice } from '../privacy-plan';
 import type { RetryingItems, TaskCounts } from './task-store';
@@ -38,6 +38,8 @@ export interface TaskProgress {
   done: number;
   failed: number;
   retrying: number;
+  /** Items a cancellation dropped (never run): on a CANCELLED task only. */
+  cancelled?: number;
 }
 
 /** The Batch task of the contract, plus `progress` and `retrying` (and `result` for an asynchronous edit). */
@@ -132,7 +134,7 @@ export function taskSummary(
   counts: TaskCounts & { retrying: number },
   publicBaseUrl: string,
 ): TaskSummary {
-  const final = task.status === 'DONE' || task.status === 'ERROR';
+  const final = isFinalTaskStatus(task.status);
   return {
     id: task.id,
     kind: task.kind,
@@ -142,6 +144,7 @@ export function taskSummary(
       done: counts.done,
       failed: counts.failed,
       retrying: final ? 0 : counts.retrying,
+      ...cancelledOf(task, counts),
     },
     created_at: task.createdAt.toISOString(),
     finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
@@ -155,7 +158,7 @@ export function taskView(
   publicBaseUrl: string,
 ): TaskView {
   // A final task retries nothing: items that a task-level error left pending never run again.
-  const final = task.status === 'DONE' || task.status === 'ERROR';
+  const final = isFinalTaskStatus(task.status);
   const results = items.filter((item) => item.status === 'DONE').map(resultOf);
   const errors: TaskError[] = items.filter((item) => item.status === 'FAILED').map((item) => errorOf(item, task));
   const failedTask = taskLevelError(task);
@@ -173,6 +176,7 @@ export function taskView(
       done: counts.done,
       failed: counts.failed,
       retrying: final ? 0 : retrying.count,
+      ...cancelledOf(task, counts),
     },
     errors,
     results,
@@ -183,6 +187,11 @@ export function taskView(
     })),
     ...(task.kind === 'async' && { result: results[0] ?? {} }),
   };
+}
+
+/** A cancelled task's items that never ran: those still pending (an item running then may finish after). */
+function cancelledOf(task: EditTaskEntity, counts: TaskCounts): { cancelled?: number } {
+  return task.status === 'CANCELLED' ? { cancelled: counts.pending } : {};
 }
 
 /** The task's input as one string, for a task-level error. */

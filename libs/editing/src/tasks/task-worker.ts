@@ -9,10 +9,11 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
-import { bullConnection } from './bullmq-task-queue';
-import { failureMessage } from './task-failure';
+import { BULLMQ, bullConnection } from './bullmq-task-queue';
+import { ABANDONED_MESSAGES, failureMessage } from './task-failure';
 import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
 import { TaskRunner } from './task-runner';
+import { processJob } from './task-tracing';
 
 /**
  * The worker app's BullMQ consumer of {@link EDIT_QUEUE}: TASK_CONCURRENCY jobs at once, each a call to
@@ -45,6 +46,24 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
       maxStalledCount: 3,
     });
     this.worker.on('error', (error) => this.logger.error(`worker: ${error.message}`));
+    // A job that stalled more than maxStalledCount times (its worker died running it each time) is failed by
+    // BullMQ when a worker next takes it, without running it (`deferredFailure`): TaskRunner must record that.
+    this.worker.on('failed', (job) => {
+      if (job?.deferredFailure) void this.abandon(job);
+    });
+  }
+
+  /** Records a job BullMQ gave up after its workers died running it: its item FAILED, or its task ERROR. */
+  private async abandon(job: Job): Promise<void> {
+    this.logger.warn(`job ${job.id}: given up after its worker stopped ${job.stalledCounter} times while running it`);
+    if (job.name === TaskJobs.webhook) return;
+    const { taskId, seq } = job.data as ItemJob;
+    try {
+      if (job.name === TaskJobs.item) await this.runner.abandon(taskId, seq, ABANDONED_MESSAGES.item);
+      else await this.runner.abandon(taskId, undefined, ABANDONED_MESSAGES.listing);
+    } catch (error) {
+      this.logger.error(`job ${job.id}: its end could not be recorded: ${failureMessage(error)}`);
+    }
   }
 
   /** Resolves once the worker is connected and taking jobs. */
@@ -55,7 +74,9 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
   async process(job: Job): Promise<void> {
     this.inHand += 1;
     try {
-      await this.run(job);
+      const { taskId, seq, traceparent } = job.data as Partial<ItemJob>;
+      const traced = { name: job.name, id: job.id, taskId: taskId ?? 0, seq, attempt: job.attemptsMade + 1 };
+      await processJob(BULLMQ, { ...traced, traceparent }, () => this.run(job));
     } catch (error) {
       // Only a run that BullMQ will repeat (a transient failure before the last attempt) or a broken job
       // throws; the last attempt of an item records its failure instead.

@@ -9,6 +9,7 @@ import { BullMqTaskQueue } from './bullmq-task-queue';
 import { InProcessTaskQueue } from './in-process-task-queue';
 import { TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
+import { TaskScheduler } from './task-scheduler';
 import { TaskService } from './task-service';
 import { TaskStore } from './task-store';
 import { TaskWorker } from './task-worker';
@@ -31,7 +32,7 @@ export class TasksModule {
         EditingModule,
         WebhooksModule,
       ],
-      providers: [TaskStore, TaskRunner, TaskService, queue, ...(role === 'worker' ? [TaskWorker] : [])],
+      providers: [TaskStore, TaskScheduler, TaskRunner, TaskService, queue, ...(role === 'worker' ? [TaskWorker] : [])],
       exports: [TaskService, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };
   }

@@ -7,6 +7,7 @@ import { GcsServiceAccountDriver } from './gcs-service-account.driver';
 import { normalisePrefix } from './object-paths';
 import { S3Driver } from './s3.driver';
 import type { StorageDriver } from './storage-driver';
+import { tracedDriver } from './traced-storage.driver';
 import { WebFolderDriver } from './web-folder.driver';
 
 /** Google's S3-compatible XML API, used by `gcs` storages with HMAC keys. */
@@ -35,7 +36,12 @@ export class StorageDriverFactory {
     );
   }
 
+  /** The connection's driver; with tracing on, a span per call (traced-storage.driver.ts). */
   create(connection: StorageConnection): StorageDriver {
+    return tracedDriver(this.build(connection), connection.type);
+  }
+
+  private build(connection: StorageConnection): StorageDriver {
     const endpoint = (connection.parameters as Partial<BucketParameters>).endpoint;
     // Even where FETCH_ALLOW_HOSTS opens its address, the store that holds every account's temporary results
     // is not a tenant's storage.

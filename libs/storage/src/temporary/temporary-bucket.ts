@@ -6,6 +6,7 @@ import { AppConfig, ensureDataDir, mediaTypeOfExtension, ServiceException } from
 import { LocalDriver } from '../drivers/local.driver';
 import { S3Driver } from '../drivers/s3.driver';
 import type { StorageReadResult } from '../drivers/storage-driver';
+import { tracedWrite } from '../drivers/traced-storage.driver';
 
 /** A result kept for TEMP_TTL_SECONDS, for requests without a destination. */
 export interface TemporaryObject {
@@ -24,6 +25,9 @@ const OBJECT_NAME = /^[A-Za-z0-9_-]{43}\.[a-z0-9]{2,5}$/;
 
 /** Folder under DATA_DIR of the embedded mode's temporary files. */
 export const TEMPORARY_FOLDER = 'temporary';
+
+/** `atelier.storage.type` of the temporary bucket's spans, in either mode. */
+const TEMPORARY_STORAGE_TYPE = 'temporary';
 
 /** URL path under which the API serves the embedded temporary bucket. */
 export const TEMPORARY_ROUTE = 'tmp';
@@ -67,9 +71,9 @@ export class TemporaryBucket implements OnApplicationShutdown {
   /** Stores a result; `extension` without the dot (`jpg`, `png`, ...). */
   async put(body: Readable | Buffer, extension: string, contentType?: string): Promise<TemporaryObject> {
     const name = `${randomBytes(32).toString('base64url')}.${extension.toLowerCase()}`;
-    const written = await this.driver.write(name, body, {
-      contentType: contentType ?? mediaTypeOfExtension(extension)?.mime,
-    });
+    const written = await tracedWrite(TEMPORARY_STORAGE_TYPE, () =>
+      this.driver.write(name, body, { contentType: contentType ?? mediaTypeOfExtension(extension)?.mime }),
+    );
     const url =
       this.driver instanceof S3Driver
         ? await this.driver.presignedUrl(name, this.config.temporaryTtlSeconds)

@@ -107,8 +107,9 @@ describe('FaceApiDetector (face-api on TF.js WASM)', () => {
     delay.enable();
     for (let i = 0; i < 3; i++) expect(await detector.detect(rgb)).toHaveLength(1);
     delay.disable();
-    // one inference at 1024 px takes 0.5-1 s here: on the event loop it would hold it that long
-    expect(delay.percentile(99) / 1e6).toBeLessThan(50);
+    // one inference at 1024 px takes 0.5-1 s here: on the event loop it would hold it that long. The bound
+    // leaves room for a machine busy with other processes (p99 reached 60 ms at a load average of 11).
+    expect(delay.percentile(99) / 1e6).toBeLessThan(200);
   }, 30_000);
 });
 

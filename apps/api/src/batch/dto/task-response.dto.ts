@@ -81,6 +81,13 @@ export class TaskProgressDto implements TaskProgress {
     example: 0,
   })
   retrying: number;
+
+  @ApiPropertyOptional({
+    description:
+      'On a CANCELLED task only: its images a cancellation dropped (DELETE on the task, or its key revoked), which never ran. An extension.',
+    example: 12,
+  })
+  cancelled?: number;
 }
 
 /** An image in retry: its input, the runs so far and why the last one failed. */
@@ -106,7 +113,7 @@ export class TaskDto implements TaskView {
   @ApiProperty({
     enum: TASK_STATUSES,
     description:
-      'ACCEPTED -> PROCESSING -> DONE | ERROR, never backwards. ERROR: the task could not run (missing or empty folder) or an image failed.',
+      "ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from either of the first two (DELETE on the task, or its key revoked); never backwards. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.",
   })
   status: TaskStatus;
 

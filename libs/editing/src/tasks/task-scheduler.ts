@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppConfig } from '@app/common';
+import type { EditTaskEntity } from '@app/database';
+import { TaskQueue } from './task-queue';
+import { TaskStore } from './task-store';
+
+type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
+
+/**
+ * Fair sharing of the queue between accounts (docs/batch.md, "Scheduling"). A task's items wait in the database
+ * (PENDING, not queued); a top-up hands the queue at most TASK_OUTSTANDING_PER_TASK items of each task and
+ * TASK_OUTSTANDING_PER_ACCOUNT of each account at a time, oldest task first. Every item that ends tops its
+ * account up again, so an account with a huge batch holds only a bounded share of the queue, and the first items
+ * of an account that comes later are near its head.
+ *
+ * Race safety: items are handed over by conditional UPDATEs (TaskStore.claim), so none is queued twice, and a
+ * job id is the item's (an item already in BullMQ is not added again). Top-ups of one account run one at a time:
+ * in a process by a chain of promises, and across processes (PostgreSQL) under a row lock on the account, so
+ * that the counts they read are not stale.
+ */
+@Injectable()
+export class TaskScheduler {
+  private readonly logger = new Logger(TaskScheduler.name);
+  /** The last top-up of each account in this process: the next one waits for it. */
+  private readonly chains = new Map<number, Promise<void>>();
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: TaskStore,
+    private readonly queue: TaskQueue,
+  ) {}
+
+  /** Hands the queue what the account's limits allow of its tasks' waiting items. */
+  topUp(accountId: number): Promise<void> {
+    const previous = this.chains.get(accountId) ?? Promise.resolve();
+    const next = previous.then(() => this.topUpNow(accountId));
+    const tail = next.catch(() => undefined);
+    this.chains.set(accountId, tail);
+    void tail.then(() => {
+      if (this.chains.get(accountId) === tail) this.chains.delete(accountId);
+    });
+    return next;
+  }
+
+  /**
+   * Cancels a task that has not ended: it becomes CANCELLED (false when it had ended already), its items not
+   * started never run (TaskRunner checks the task first), its webhook is sent, and its account's other tasks take
+   * its share of the queue.
+   */
+  async cancel(task: CancelledTask): Promise<boolean> {
+    if (!(await this.end(task))) return false;
+    await this.topUp(task.accountId);
+    return true;
+  }
+
+  private async end(task: CancelledTask): Promise<boolean> {
+    if (!(await this.store.advance(task.id, 'CANCELLED'))) return false;
+    if (task.webhookUrl) await this.queue.deliverWebhook(task.id);
+    return true;
+  }
+
+  private async topUpNow(accountId: number): Promise<void> {
+    const revoked =
+      this.dataSource.options.type === 'postgres'
+        ? await this.dataSource.transaction(async (manager) => {
+            // Serialises the top-ups of one account across processes until the transaction ends.
+            await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+            return this.handOver(accountId, manager);
+          })
+        : await this.handOver(accountId);
+    if (revoked.length === 0) return;
+    // A key revoked where no task service runs (the keys CLI): its tasks end here, and their share goes to the rest.
+    for (const id of revoked) {
+      this.logger.log(`task ${id}: the key that created it was revoked; cancelling it`);
+      const task = await this.store.find(id);
+      if (task) await this.end(task);
+    }
+    await this.topUpNow(accountId);
+  }
+
+  /**
+   * Marks the items to queue now and queues them; returns the tasks whose key was revoked. In PostgreSQL the jobs
+   * are added before the marks are committed: a process killed in between leaves jobs whose items are not marked
+   * (harmless: a run reads the item, and a later hand-over of it adds a known job id), never marked items without
+   * a job, which would hold their task's places for good.
+   */
+  private async handOver(accountId: number, manager?: EntityManager): Promise<number[]> {
+    const tasks = await this.store.activeTasks(accountId, manager);
+    const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
+    const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
+    const pending = await this.store.pendingByTask(live, manager);
+    let room = this.config.taskOutstandingPerAccount - [...pending.values()].reduce((sum, p) => sum + p.queued, 0);
+    const queued = new Map<number, number[]>();
+    for (const taskId of live) {
+      if (room <= 0) break;
+      const { queued: inQueue, waiting } = pending.get(taskId) ?? { queued: 0, waiting: 0 };
+      if (waiting === 0) continue;
+      const wanted = Math.min(room, waiting, this.config.taskOutstandingPerTask - inQueue);
+      const seqs = await this.store.claim(taskId, wanted, manager);
+      if (seqs.length > 0) queued.set(taskId, seqs);
+      room -= seqs.length;
+    }
+    for (const [taskId, seqs] of queued) await this.queue.addItems(taskId, seqs);
+    return revoked;
+  }
+}
