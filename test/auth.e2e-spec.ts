@@ -111,6 +111,31 @@ describe('API keys, scopes and quotas', () => {
     expect((await admin.delete(`/v1/keys/${victim.id}`)).status).toBe(200);
   });
 
+  it('applies a change of scopes at once, though the key was just used', async () => {
+    const changing = await createKey({ name: 'losing admin', scopes: ['admin'] });
+    expect((await call(t.url, 'GET', '/v1/keys', { key: changing.key })).status).toBe(200);
+    expect((await admin.patch(`/v1/keys/${changing.id}`, { scopes: ['storage'] })).status).toBe(200);
+    const after = await call(t.url, 'GET', '/v1/keys', { key: changing.key });
+    expect(after.status).toBe(403);
+    expect(after.body.error_code).toBe('113');
+  });
+
+  it('sees a key revoked by another process within LOOKUP_CACHE_MS (1 s by default)', async () => {
+    const victim = await createKey({ name: 'revoked elsewhere', scopes: ['admin'] });
+    expect((await call(t.url, 'GET', '/v1/keys', { key: victim.key })).status).toBe(200);
+    // Another process (a replica, the CLI on the database) revokes it: this process only sees the row change.
+    const dataSource = t.app.get<DataSource>(getDataSourceToken());
+    await dataSource.getRepository('ApiKeyEntity').update({ id: victim.id }, { revoked: true });
+    const revokedAt = Date.now();
+    let status = 200;
+    for (let i = 0; i < 40 && status === 200; i++) {
+      status = (await call(t.url, 'GET', '/v1/keys', { key: victim.key })).status;
+      if (status === 200) await new Promise((done) => setTimeout(done, 100));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(1000 + 1500); // the TTL, and slack for a busy machine
+  });
+
   it('answers 404 for an unknown key id', async () => {
     const res = await admin.delete('/v1/keys/987654');
     expect(res.status).toBe(404);

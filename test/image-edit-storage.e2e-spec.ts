@@ -352,6 +352,34 @@ describe('web folders', () => {
   );
 });
 
+describe('a storage changed through the API', () => {
+  it('is seen by the next edit at once: renamed, its prefix moved, then deleted', async () => {
+    const api = client(app.url, app.adminKey);
+    const created = await api.post('/v1/storage/storages', s3Storage('moving', MEDIA.bucket, MEDIA.prefix));
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.data.id as number;
+    // Used once, so that this process has looked the storage up (LOOKUP_CACHE_MS keeps it) before it changes.
+    expect((await edit({ input: 'storage://moving/path/photo.jpg' })).status).toBe(200);
+
+    expect((await api.patch(`/v1/storage/storages/${id}`, { name: 'moved' })).status).toBe(200);
+    const oldName = await edit({ input: 'storage://moving/path/photo.jpg' });
+    expect(oldName.status, JSON.stringify(oldName.body)).toBe(422);
+    expect(oldName.body.error_details.input.join(' ')).toContain('moving');
+    expect((await edit({ input: 'storage://moved/path/photo.jpg' })).status).toBe(200);
+
+    // The prefix now points elsewhere: the same path names an object that is not there.
+    expect((await api.patch(`/v1/storage/storages/${id}`, { parameters: { path: 'elsewhere' } })).status).toBe(200);
+    const moved = await edit({ input: 'storage://moved/path/photo.jpg' });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(400);
+    expect(moved.body).toMatchObject({ error_code: '1305' });
+
+    expect((await api.delete(`/v1/storage/storages/${id}`)).status).toBe(200);
+    const gone = await edit({ input: 'storage://moved/path/photo.jpg' });
+    expect(gone.status, JSON.stringify(gone.body)).toBe(422);
+    expect(Object.keys(gone.body.error_details)).toEqual(['input']);
+  });
+});
+
 describe('refusals', () => {
   it('answers 400 "1305" for a storage object that does not exist, and writes nothing', async () => {
     const response = await edit({ input: 'storage://media/path/missing.jpg', output: 'storage://plain/never/' });

@@ -19,7 +19,8 @@ describe('storage secrets', () => {
   beforeAll(async () => {
     s3 = await startS3Server(['vault']);
     // The most verbose log level: whatever the service logs, it must not log the secret.
-    app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'trace' });
+    // LOOKUP_CACHE_MS 0: a row changed behind the service's back (as below) is read by the very next request.
+    app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'trace', LOOKUP_CACHE_MS: '0' });
     const api = client(app.url, app.adminKey);
     const parameters = {
       bucket: 'vault',

@@ -3,7 +3,7 @@
 // (BullMQ on Redis, PostgreSQL) and by the API alone in embedded mode, against a plain sharp loop over the same
 // files on disk; then the worker's memory with ten times as many items.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -12,7 +12,8 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { batchPhotos } from './batch-fixture.mjs';
 import { between, sample, waitForQuiet } from './cpu.mjs';
-import { describe, editImage, fitBounds, ThreadShare } from './sharp-work.mjs';
+import { plainLoop, pool, s3Loop } from './batch-loops.mjs';
+import { describe } from './sharp-work.mjs';
 import { sleep, startNodeServer, startService, startWorker, stop } from './processes.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -39,15 +40,6 @@ export function memory(pid) {
   } catch {
     return undefined;
   }
-}
-
-/** Runs `work(item)` over `items`, `concurrency` at a time. */
-export async function pool(items, concurrency, work) {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  await Promise.all(lanes);
 }
 
 /** PostgreSQL and Redis for scaled mode: the environment's URLs, else the local defaults; undefined if either is down. */
@@ -144,23 +136,6 @@ async function listAll(s3, prefix) {
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return keys;
-}
-
-/**
- * The reference: the same edit (lib/sharp-work.mjs, the service's sharp pipeline mirrored) over the files on
- * disk, read, edited and written back to disk, `inFlight` at a time (1: the plain loop).
- */
-async function plainLoop(folder, names, outFolder, inFlight) {
-  mkdirSync(outFolder, { recursive: true });
-  const share = inFlight > 1 ? new ThreadShare() : undefined;
-  const began = performance.now();
-  await pool(names, inFlight, async (name) => {
-    const bytes = readFileSync(join(folder, name));
-    const { width, height } = await sharp(bytes).metadata();
-    const output = await editImage(bytes, 'jpeg', fitBounds(width, height), share);
-    writeFileSync(join(outFolder, name), output);
-  });
-  return (performance.now() - began) / 1000;
 }
 
 /**
@@ -278,6 +253,83 @@ export async function startS3(folder) {
 }
 
 /**
+ * One batch on fresh worker processes (`step.main`: another build's worker, else this one's), measured as
+ * `step.kind`; the webhook's run name is `step.run` (default: the kind), unique within the suite.
+ */
+async function workerRun({ options, api, apiEnv, hook, s3, pids, measure, log }, step) {
+  const run = step.run ?? step.kind;
+  log(`batch of ${step.items}, ${step.workers} worker process(es) (BullMQ)${step.main ? ` of ${step.main}` : ''} ...`);
+  const workers = [];
+  for (let i = 0; i < step.workers; i++) {
+    workers.push(
+      await startWorker(
+        resolve(ROOT, step.main ?? options.workerMain),
+        { ...apiEnv, PUBLIC_BASE_URL: api.base },
+        options.workerNodeArgs,
+      ),
+    );
+  }
+  const watch = Object.fromEntries(workers.map((w, i) => [`worker${i + 1}`, w.child.pid]));
+  Object.assign(pids, watch);
+  try {
+    return await measure(step.label, step.kind, () =>
+      batchRun({ call: api.call, hook, s3, ...step, run, watch: { ...watch, api: api.child.pid }, log }),
+    );
+  } finally {
+    for (const label of Object.keys(watch)) delete pids[label];
+    await Promise.all(workers.map((w) => stop(w.child)));
+  }
+}
+
+/**
+ * `--worker-base=PATH`: side by side in one run, `--batch-rounds` rounds of the S3 loop (two at a time), one
+ * worker of this build and one of the base build, in an order rotated from round to round, each over the same
+ * photos into its own folder. Prints each round's ratios; the report gives the medians.
+ */
+async function compareWorkers(options, context) {
+  const { serviceEnv, backends, folder, s3server, s3, hook, names, count, pids, measure, log } = context;
+  const apiEnv = { ...serviceEnv, ...backends.env, DATA_DIR: join(folder, 'data-compare') };
+  const api = await startApi(options, apiEnv, s3server);
+  pids.api = api.child.pid;
+  const source = `storage://${STORAGE}/in/part-0/`;
+  const steps = [
+    { kind: 's3-2', label: 'plain sharp loop on s3rver (AWS SDK), two images at a time' },
+    { kind: `1w-${count}`, label: '1 worker process, this build', workers: 1 },
+    { kind: `1w-base-${count}`, label: '1 worker process, base build', workers: 1, main: options.workerBase },
+  ];
+  try {
+    for (let round = 0; round < options.batchRounds; round++) {
+      const rates = {};
+      for (let i = 0; i < steps.length; i++) {
+        const step = steps[(i + round) % steps.length];
+        const run = `${step.kind}-r${round}`;
+        if (step.workers) {
+          const result = await workerRun(
+            { options, api, apiEnv, hook, s3, pids, measure, log },
+            { ...step, run, items: count, source, recursive: false },
+          );
+          rates[step.kind] = count / result.seconds;
+        } else {
+          await measure(step.label, step.kind, async () => {
+            const seconds = await s3Loop(s3, BUCKET, names, run, 2);
+            rates[step.kind] = count / seconds;
+            return { items: count, seconds };
+          });
+        }
+      }
+      const [loop, mine, base] = steps.map((step) => rates[step.kind]);
+      log(
+        `round ${round + 1}: S3 loop ${loop.toFixed(2)}, this build ${mine.toFixed(2)} (${(mine / loop).toFixed(2)} of the loop), ` +
+          `base ${base.toFixed(2)} (${(base / loop).toFixed(2)}); this / base ${(mine / base).toFixed(2)}`,
+      );
+    }
+  } finally {
+    delete pids.api;
+    await stop(api.child);
+  }
+}
+
+/**
  * The suite. `folder` is the run's temporary folder; `cacheRoot` keeps the generated photos between runs;
  * `env` is the service's environment (admin key, loopback allowed, rate limits out of the way). Returns what
  * the report needs.
@@ -350,6 +402,31 @@ export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
       );
     }
 
+    log('plain sharp loop reading from and writing to s3rver (AWS SDK), two images at a time ...');
+    await measure('plain sharp loop on s3rver (AWS SDK), two images at a time', 's3-2', async () => {
+      const seconds = await s3Loop(s3, BUCKET, names, 's3-loop-2', 2);
+      const outputs = await listAll(s3, 'out/s3-loop-2/');
+      if (outputs.length !== count) throw new Error(`the S3 loop left ${outputs.length} outputs, not ${count}`);
+      log(`  2 at a time on s3rver: ${(count / seconds).toFixed(2)} img/s`);
+      return { items: count, seconds };
+    });
+
+    if (backends && options.workerBase) {
+      await compareWorkers(options, {
+        serviceEnv,
+        backends,
+        folder,
+        s3server,
+        s3,
+        hook,
+        names,
+        count,
+        pids,
+        measure,
+        log,
+      });
+      return { input, runs, scaled: true, compared: true };
+    }
     if (backends) {
       const apiEnv = { ...serviceEnv, ...backends.env, DATA_DIR: join(folder, 'data-scaled') };
       const api = await startApi(options, apiEnv, s3server);
@@ -357,31 +434,12 @@ export async function runBatchSuite(options, { folder, cacheRoot, env, log }) {
       const plan = [
         { workers: 1, items: count, source: `storage://${STORAGE}/in/part-0/`, recursive: false },
         { workers: 2, items: count, source: `storage://${STORAGE}/in/part-0/`, recursive: false },
-        { workers: 1, items: large, source: `storage://${STORAGE}/in/`, recursive: true },
+        { workers: 1, items: large, source: `storage://${STORAGE}/in/`, recursive: true, run: `1w-${large}-all` },
       ];
       for (const step of plan) {
-        const run = `${step.workers}w-${step.items}`;
-        log(`batch of ${step.items}, ${step.workers} worker process(es) (BullMQ) ...`);
-        const workers = [];
-        for (let i = 0; i < step.workers; i++) {
-          workers.push(
-            await startWorker(
-              resolve(ROOT, options.workerMain),
-              { ...apiEnv, PUBLIC_BASE_URL: api.base },
-              options.workerNodeArgs,
-            ),
-          );
-        }
-        const watch = Object.fromEntries(workers.map((w, i) => [`worker${i + 1}`, w.child.pid]));
-        Object.assign(pids, watch);
-        try {
-          await measure(`${step.workers} worker process${step.workers > 1 ? 'es' : ''} (BullMQ)`, run, () =>
-            batchRun({ call: api.call, hook, s3, ...step, run, watch: { ...watch, api: api.child.pid }, log }),
-          );
-        } finally {
-          for (const label of Object.keys(watch)) delete pids[label];
-          await Promise.all(workers.map((w) => stop(w.child)));
-        }
+        const kind = `${step.workers}w-${step.items}`;
+        const label = `${step.workers} worker process${step.workers > 1 ? 'es' : ''} (BullMQ)`;
+        await workerRun({ options, api, apiEnv, hook, s3, pids, measure, log }, { ...step, kind, label });
       }
       delete pids.api;
       await stop(api.child);

@@ -1,6 +1,7 @@
 // The run (started by bench/run.mjs), four suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
-// node:http server around sharp, (e) (a) with threads shared; throughput and latency at concurrency 1, 2 and 4.
+// node:http server around sharp, (e) (a) with threads shared, (f) a lean server that keeps its result on disk;
+// throughput and latency at concurrency 1, 2 and 4.
 // batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. soak (only when named):
 // lib/soak-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
@@ -12,11 +13,11 @@ import { writePhoto, PHOTO_HEIGHT, PHOTO_WIDTH } from './fixture.mjs';
 import { between, sample, waitForQuiet } from './cpu.mjs';
 import { closedLoop, summarise } from './load.mjs';
 import { describeMachine } from './machine.mjs';
-import { bare, inProcess, inProcessShared, ipx, service, verify } from './methods.mjs';
+import { bare, inProcess, inProcessShared, ipx, lean, service, verify } from './methods.mjs';
 import { readOptions } from './options.mjs';
 import { startNodeServer, stopAll } from './processes.mjs';
 import { renderAdmission, runAdmission } from './admission-bench.mjs';
-import { renderBatch } from './batch-report.mjs';
+import { renderBatch, renderComparison } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
 import { renderScene, runSceneSuite } from './scene-bench.mjs';
 import { runSoakSuite } from './soak-bench.mjs';
@@ -53,7 +54,7 @@ function childEnv(folder) {
 /** Starts one method's server ((a) needs none). */
 function startMethod(id, context) {
   log(`starting (${id}) ...`);
-  return { a: inProcess, b: service, c: ipx, d: bare, e: inProcessShared }[id](context);
+  return { a: inProcess, b: service, c: ipx, d: bare, e: inProcessShared, f: lean }[id](context);
 }
 
 /** `client 3, origin 1, b 80, ...`: each process's CPU ms per request of one measurement. */
@@ -125,7 +126,7 @@ function report(options, run) {
   log(`run time ${(seconds / 60).toFixed(1)} min, of which ${waited} min waiting for a quieter machine`);
 }
 
-/** The edit suite: the five methods, every format and concurrency; then the admission part. */
+/** The edit suite: the six methods, every format and concurrency; then the admission part. */
 async function editSuite(options, folder, machine) {
   const inputFolder = join(folder, 'input');
   mkdirSync(inputFolder);
@@ -135,7 +136,7 @@ async function editSuite(options, folder, machine) {
   if (options.editParts.includes('admission')) await admissionPart(options, folder, machine, photo);
 }
 
-/** The five methods on the photo, every format and concurrency. */
+/** The six methods on the photo, every format and concurrency. */
 async function methodsPart(options, folder, machine, { inputFolder, photo }) {
   const began = performance.now();
   const { env, serviceEnv } = childEnv(folder);
@@ -155,8 +156,13 @@ async function methodsPart(options, folder, machine, { inputFolder, photo }) {
     env,
     main: resolve(ROOT, options.main),
     serviceNodeArgs: options.serviceNodeArgs,
+    folder,
   };
-  const contextFor = (id) => (id === 'b' ? { ...context, env: serviceEnv } : context);
+  // The service at its default log level (one line per request at info), as it runs unless told otherwise: the
+  // issue measures its own cost against the lean server (f) that way.
+  const defaultLogEnv = { ...serviceEnv };
+  delete defaultLogEnv.LOG_LEVEL;
+  const contextFor = (id) => (id === 'b' ? { ...context, env: defaultLogEnv } : context);
   const methods = [];
   for (const id of options.methods) methods.push(await startMethod(id, contextFor(id)));
 
@@ -217,6 +223,7 @@ async function batchSuite(options, folder, machine) {
   const { serviceEnv } = childEnv(folder);
   const result = await runBatchSuite(options, { folder, cacheRoot: CACHE, env: serviceEnv, log });
   await stopAll();
+  if (result.compared) return log(`\n${renderComparison(result)}`);
   const section = renderBatch({ machine, options, ...result, seconds: (performance.now() - began) / 1000 });
   writeSection(section, 'batch', options.writeBatchDoc, 'not a full batch run');
 }

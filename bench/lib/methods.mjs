@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, editImage, ThreadShare } from './sharp-work.mjs';
 import { startNodeServer, startService } from './processes.mjs';
@@ -102,6 +104,30 @@ export async function bare({ inputUrl, env }) {
     child,
     request: (format) => async () => void (await edit(format)),
     output: edit,
+  };
+}
+
+/**
+ * (f) the lean server: (d) that keeps its result as the service does, in a file on disk, and answers a small
+ * JSON (POST {input, format}); the floor for the service's own cost (the issue's "leanest server").
+ */
+export async function lean({ inputUrl, env, folder, serviceNodeArgs }) {
+  const results = join(folder, 'lean-results');
+  mkdirSync(results, { recursive: true });
+  // With the service's node options (its heap size sets how often V8 collects), so that only the code differs.
+  const { child, port } = await startNodeServer(serverScript('lean-server.mjs'), [results], env, serviceNodeArgs);
+  const edit = async (format) => {
+    const answer = await fetchBytes(`http://127.0.0.1:${port}/`, 'POST', JSON.stringify({ input: inputUrl, format }));
+    const written = JSON.parse(answer.toString('utf8'));
+    if (written.width !== 1024) throw new Error(`lean server answered ${answer.toString('utf8').slice(0, 500)}`);
+    return written;
+  };
+  return {
+    id: 'f',
+    label: 'lean node:http + sharp, result to disk',
+    child,
+    request: (format) => async () => void (await edit(format)),
+    output: async (format) => readFileSync((await edit(format)).path),
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e'];
+export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e', 'f'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
 export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'soak'];
@@ -57,7 +57,8 @@ const USAGE = `node bench/run.mjs [options]
   --memory-base=PATH     soak suite: also measure the memory of big tasks on another build (its
                          dist/apps/api/src/main.js), e.g. the code before a change
   --methods=a,b,c,d,e    a: sharp in-process, b: the service, c: ipx, d: bare node:http + sharp,
-                         e: sharp in-process with libvips threads shared as the service does
+                         e: sharp in-process with libvips threads shared as the service does,
+                         f: lean node:http + sharp that writes its result to disk and answers JSON
   --formats=jpeg,webp,avif
   --concurrency=1,2,4
   --edit-parts=methods,admission  methods: the five ways above; admission: upload goodput at 8 and 100
@@ -65,6 +66,9 @@ const USAGE = `node bench/run.mjs [options]
   --admission-base=PATH  also run the admission part on another build (e.g. the code before a change:
                          its dist/apps/api/src/main.js), side by side
   --batch-sizes=500,5000 batch suite: photos for the throughput runs, items for the memory run (a multiple)
+  --worker-base=PATH     batch suite, side by side instead of its runs: the S3 loop (two at a time), one worker
+                         of this build and one of another build (e.g. the code before a change: its
+                         dist/apps/worker/src/main.js), --batch-rounds=N rounds (default 3) of N photos
   --vision-runs=N[,M]    vision suite: requests per row after its warm-up (M: background removal at 12 MP;
                          default 5,3)
   --no-imgly             vision suite without its reference (@imgly/background-removal-node, AGPL-3.0, which
@@ -74,6 +78,8 @@ const USAGE = `node bench/run.mjs [options]
   --main=PATH            the built service (default dist/apps/api/src/main.js)
   --worker-main=PATH     the built worker (default dist/apps/worker/src/main.js)
   --service-node-args=A  node options for the service, space-separated (default: those of npm start)
+  --worker-node-args=A   node options for the batch suite's workers (default: those of npm run start:worker),
+                         e.g. "--initial-old-space-size=96 --cpu-prof --cpu-prof-dir=/tmp/prof" to profile them
   --json=PATH            also write the raw results as JSON
   --max-wait=SECONDS     longest wait for a quiet machine before each measurement (default 20, 5 min in all; 0: none)
   --doc / --no-doc       write docs/benchmarks.md (default: only after a full run)`;
@@ -108,6 +114,8 @@ export function readOptions(argv) {
         'soak-minutes': { type: 'string' },
         'memory-base': { type: 'string' },
         'batch-sizes': { type: 'string' },
+        'worker-base': { type: 'string' },
+        'batch-rounds': { type: 'string', default: '3' },
         'vision-runs': { type: 'string' },
         'no-imgly': { type: 'boolean', default: false },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
@@ -119,6 +127,7 @@ export function readOptions(argv) {
         main: { type: 'string', default: 'dist/apps/api/src/main.js' },
         'worker-main': { type: 'string', default: 'dist/apps/worker/src/main.js' },
         'service-node-args': { type: 'string' },
+        'worker-node-args': { type: 'string' },
         json: { type: 'string' },
         'max-wait': { type: 'string', default: String(QUIET.maxWaitMs / 1000) },
         doc: { type: 'boolean' },
@@ -149,7 +158,13 @@ export function readOptions(argv) {
   return {
     suites: ALL_SUITES.filter((s) => suites.includes(s)),
     batchSizes,
-    writeBatchDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && !values['batch-sizes'])),
+    writeBatchDoc: values['worker-base']
+      ? false
+      : values['no-doc']
+        ? false
+        : (values.doc ?? (!values.quick && !values['batch-sizes'])),
+    workerBase: values['worker-base'],
+    batchRounds: rounds(values['batch-rounds']),
     methods: ALL_METHODS.filter((m) => methods.includes(m)),
     formats: ALL_FORMATS.filter((f) => formats.includes(f)),
     concurrency: ALL_CONCURRENCY.filter((c) => concurrency.includes(c)),
@@ -179,7 +194,7 @@ export function readOptions(argv) {
     main: values.main,
     workerMain: values['worker-main'],
     serviceNodeArgs: (values['service-node-args'] ?? startNodeArgs('start')).split(' ').filter(Boolean),
-    workerNodeArgs: startNodeArgs('start:worker').split(' ').filter(Boolean),
+    workerNodeArgs: (values['worker-node-args'] ?? startNodeArgs('start:worker')).split(' ').filter(Boolean),
     json: values.json,
     writeDoc: values['no-doc'] ? false : (values.doc ?? full),
     full,
@@ -208,6 +223,13 @@ function soakMinutes(values) {
     throw new Error(`--soak-minutes: "${values['soak-minutes']}" is not 0.5..120 minutes`);
   }
   return minutes;
+}
+
+/** `--batch-rounds=N`: 1..20. */
+function rounds(value) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--batch-rounds: "${value}" is not 1..20`);
+  return n;
 }
 
 /** `--batch-sizes=500,5000`: two counts, the second a multiple of the first (it is that many copies). */

@@ -20,6 +20,7 @@ export * from './files/shipped-folder';
 export * from './files/built-worker';
 export * from './metrics/metrics';
 export * from './metrics/metrics-server';
+export * from './cache/lru-cache';
 export * from './tracing/tracing';
 export * from './tracing/spans';
 export * from './tracing/tracing.module';

@@ -31,7 +31,7 @@ export class StorageResolver {
   async resolve(accountId: number, reference: string, field: string): Promise<ResolvedReference> {
     const parsed = parseStorageReference(reference);
     if ('error' in parsed) throw this.invalid(field, `${field} ${parsed.error}`);
-    const storage = await this.connections.findByName(accountId, parsed.name);
+    const storage = await this.connections.lookUp(accountId, parsed.name);
     if (!storage) throw this.invalid(field, `${field} names storage "${parsed.name}", which does not exist`);
     return {
       reference,

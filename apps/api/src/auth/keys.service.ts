@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, LruCache, ServiceException } from '@app/common';
 import { AccountEntity, ApiKeyEntity, chargeKeyCalls, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
 import { generateKey, hashKey } from './api-key.format';
 import { isOperator, limitsExceeded, limitsGrantedBy, operatorLimits, type GrantedLimits } from './key-limits';
@@ -34,6 +34,8 @@ export interface CreatedKey {
 
 /** last_used_at is written at most this often per key, to keep reads cheap. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Principals of presented keys kept (LOOKUP_CACHE_MS): the keys in use at once by one process's clients. */
+const PRINCIPAL_CACHE_SIZE = 1000;
 
 /** API keys and accounts: creation, listing, revocation, authentication and call quotas. */
 @Injectable()
@@ -43,6 +45,12 @@ export class KeysService {
   /** What else a revocation stops (the key's tasks: RevokedKeyTasks); run after the key is marked revoked. */
   private readonly revokedListeners: ((keyId: number) => Promise<unknown>)[] = [];
   private readonly logger = new Logger(KeysService.name);
+  /**
+   * Principals of known keys by their hash, for LOOKUP_CACHE_MS: a key's lookup was a database query on every
+   * request. Unknown keys are never kept (a key created meanwhile works at once); revoking or changing a key
+   * through this process forgets it (and the keys it granted) at once, through another process within the TTL.
+   */
+  private readonly principals: LruCache<string, Principal>;
 
   constructor(
     private readonly config: AppConfig,
@@ -50,11 +58,28 @@ export class KeysService {
     @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
   ) {
     if (config.adminApiKey) this.adminKeyHash = Buffer.from(hashKey(config.adminApiKey), 'hex');
+    this.principals = new LruCache(config.lookupCacheMs > 0 ? PRINCIPAL_CACHE_SIZE : 0, config.lookupCacheMs);
   }
 
   /** The principal of a presented key, or undefined when unknown or revoked. */
   async authenticate(secret: string): Promise<Principal | undefined> {
     const hash = hashKey(secret);
+    const known = this.principals.get(hash);
+    if (known) {
+      if (known.keyId !== null) this.touch(known.keyId);
+      return known;
+    }
+    const principal = await this.lookUp(hash);
+    if (principal) this.principals.set(hash, principal);
+    return principal;
+  }
+
+  /** Forgets the principals of a key and of the keys it granted (revoked or changed). */
+  private forget(keyId: number): void {
+    this.principals.deleteWhere((principal) => principal.keyId === keyId || principal.grant?.keyId === keyId);
+  }
+
+  private async lookUp(hash: string): Promise<Principal | undefined> {
     if (this.adminKeyHash && timingSafeEqual(this.adminKeyHash, Buffer.from(hash, 'hex'))) {
       const account = await this.accountByName(DEFAULT_ACCOUNT_NAME);
       return {
@@ -192,6 +217,7 @@ export class KeysService {
       key.revokedAt = new Date();
       await this.keys.save(key);
     }
+    this.forget(key.id);
     for (const listener of this.revokedListeners) {
       await listener(key.id).catch((error: unknown) =>
         this.logger.error(`key ${key.id} revoked, but what it started was not all stopped: ${String(error)}`),
@@ -231,6 +257,7 @@ export class KeysService {
     if (input.rateLimit?.perSecond !== undefined) key.rateLimitPerSecond = input.rateLimit.perSecond;
     if (input.rateLimit?.perMinute !== undefined) key.rateLimitPerMinute = input.rateLimit.perMinute;
     await this.keys.save(key);
+    this.forget(key.id);
     return { entity: key, account: key.account.name };
   }
 

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       addressRateLimitPerSecond: 100,
       addressRateLimitPerMinute: 3000,
       authFailureLimitPerMinute: 30,
+      lookupCacheMs: 1000,
       logLevel: 'info',
       logFormat: 'auto',
       metricsPort: 0,

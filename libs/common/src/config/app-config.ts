@@ -73,6 +73,12 @@ export class AppConfig {
   readonly addressRateLimitPerMinute: number;
   /** Requests answered 401 or 403 that one client address may cause per minute; 0: no limit. */
   readonly authFailureLimitPerMinute: number;
+  /**
+   * How long, in milliseconds, a process reuses an API key's principal or a storage's row it looked up, before
+   * looking it up again; a change made through this process is seen at once, one made through another after at
+   * most this long. 0: looked up for every request and item.
+   */
+  readonly lookupCacheMs: number;
   /** Largest accepted JSON request body, in bytes. */
   readonly maxJsonBodyBytes: number;
   /** Deepest nesting of objects and arrays a JSON body (or the upload's `data` part) may have; the body is 1. */
@@ -271,6 +277,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     addressRateLimitPerSecond: read.integer('ADDRESS_RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),
     addressRateLimitPerMinute: read.integer('ADDRESS_RATE_LIMIT_PER_MINUTE', 3000, 0, 60_000_000),
     authFailureLimitPerMinute: read.integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 0, 60_000_000),
+    lookupCacheMs: read.integer('LOOKUP_CACHE_MS', 1000, 0, 60_000),
     maxJsonBodyBytes: read.integer('MAX_JSON_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     maxJsonDepth: read.integer('MAX_JSON_DEPTH', 32, 8, 256),
     headersTimeoutMs,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
+  LruCache,
   mediaTypeOfExtension,
   taskItemDuration,
   taskItems,
@@ -22,6 +23,8 @@ import { WebhookSender } from '../webhooks/webhook-sender';
 
 /** Items recorded and queued together while a folder is listed. */
 const CHUNK = 100;
+/** Parsed requests of the tasks most recently run (a process works on few tasks at once). */
+const PARSED_REQUESTS = 64;
 
 const isFinal = (task: EditTaskEntity) => isFinalTaskStatus(task.status);
 
@@ -37,6 +40,12 @@ type Stop = { kind: 'ended' } | { kind: 'quota'; message: string };
 @Injectable()
 export class TaskRunner {
   private readonly logger = new Logger(TaskRunner.name);
+  /**
+   * A task's request never changes once stored: parsed once per task, not again for each of its items. Keyed by
+   * id and creation time, so that a task id used again (a database recreated under a running process) is not
+   * mistaken for the old task.
+   */
+  private readonly requests = new LruCache<string, TaskRequest>(PARSED_REQUESTS);
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -87,12 +96,15 @@ export class TaskRunner {
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
-    const item = await this.store.item(taskId, seq);
-    if (!item) return;
-    // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
-    if (item.status !== 'PENDING') return this.afterItem(task);
-    if (!(await this.store.startAttempt(item))) return;
-    const { edit } = requestOf(task);
+    // Read and started in one statement; an item that did not start is read again to tell why (rare).
+    const item = await this.store.startItem(taskId, seq);
+    if (!item) {
+      const existing = await this.store.item(taskId, seq);
+      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
+      if (existing && existing.status !== 'PENDING') return this.afterItem(task);
+      return;
+    }
+    const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
       ...edit,
@@ -255,6 +267,9 @@ export class TaskRunner {
 
   /** Ends the task when it is listed and no item is pending: DONE, or ERROR when any item failed. */
   private async finishIfDone(taskId: number): Promise<void> {
+    // Nearly every item ends with others still pending: one index lookup says so before the task and its counts
+    // (a scan of all its items) are read. Items ending at once may all find none pending; end() moves only once.
+    if (await this.store.hasPending(taskId)) return;
     const task = await this.store.find(taskId);
     if (!task?.expanded || isFinal(task)) return;
     const counts = await this.store.counts(taskId);
@@ -263,13 +278,23 @@ export class TaskRunner {
     await this.end(task, counts.failed > 0 || task.error ? 'ERROR' : 'DONE');
   }
 
+  private requestOf(task: EditTaskEntity): TaskRequest {
+    const key = `${task.id}:${new Date(task.createdAt).getTime()}`;
+    let request = this.requests.get(key);
+    if (!request) {
+      request = requestOf(task);
+      this.requests.set(key, request);
+    }
+    return request;
+  }
+
   private async end(task: EditTaskEntity, status: 'DONE' | 'ERROR', error?: string): Promise<void> {
     if (!(await this.store.advance(task.id, status, error))) return;
     if (task.webhookUrl) await this.queue.deliverWebhook(task.id);
   }
 }
 
-/** The stored request, parsed again (it was valid when the task was created). */
+/** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
   return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
 }

@@ -35,6 +35,13 @@ export interface RetryingItems {
   items: EditTaskItemEntity[];
 }
 
+/** What a run of an item needs of it, as {@link TaskStore.startItem} returns it. */
+export interface StartedItem {
+  id: number;
+  input: string;
+  subPath: string;
+}
+
 /** Statuses a task may move to from each status: forward only; a final status never moves. */
 const NEXT: Record<TaskStatus, TaskStatus[]> = {
   ACCEPTED: ['PROCESSING', 'DONE', 'ERROR', 'CANCELLED'],
@@ -142,10 +149,33 @@ export class TaskStore {
     return this.items.findOneBy({ taskId, seq });
   }
 
-  /** Counts a run of a pending item; false when the item is already final (it must not run again). */
-  async startAttempt(item: EditTaskItemEntity): Promise<boolean> {
-    const result = await this.items.update({ id: item.id, status: 'PENDING' }, { attempts: () => 'attempts + 1' });
-    return (result.affected ?? 0) > 0;
+  /**
+   * Starts a run of the pending item `seq` of a task: counts the attempt and returns the item, in one conditional
+   * UPDATE ... RETURNING (SQLite and PostgreSQL both have it; TypeORM's builder offers it for PostgreSQL only);
+   * null when the item does not exist or is already final (it must not run again). One round trip where reading
+   * the item and then counting the attempt took two, for every item of a batch.
+   */
+  async startItem(taskId: number, seq: number): Promise<StartedItem | null> {
+    const postgres = this.items.manager.connection.driver.options.type === 'postgres';
+    const [task, position] = postgres ? ['$1', '$2'] : ['?', '?'];
+    const runner = this.items.manager.connection.createQueryRunner();
+    try {
+      const result = await runner.query(
+        `UPDATE edit_task_items SET attempts = attempts + 1 WHERE task_id = ${task} AND seq = ${position} ` +
+          `AND status = 'PENDING' RETURNING id, input, sub_path`,
+        [taskId, seq],
+        true,
+      );
+      const row = (result.records as { id: number | string; input: string; sub_path: string }[] | undefined)?.[0];
+      return row ? { id: Number(row.id), input: row.input, subPath: row.sub_path } : null;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** Whether any item of the task is still pending: one index lookup (task_id, status), not a count of them all. */
+  async hasPending(taskId: number): Promise<boolean> {
+    return this.items.exists({ where: { taskId, status: 'PENDING' } });
   }
 
   /**

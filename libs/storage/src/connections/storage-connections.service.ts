@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, LruCache, ServiceException } from '@app/common';
 import { StorageEntity } from '@app/database';
 import { CredentialCipher } from '../credentials/credential-cipher';
 import { legacyStorageSecretBinding, storageSecretBinding } from '../credentials/secret-binding';
@@ -20,6 +20,8 @@ export interface StorageSpec {
 
 /** Drivers kept open for reuse (S3 clients hold connection pools); the least recently used is closed first. */
 const DRIVER_CACHE_SIZE = 64;
+/** Storages found by name kept for LOOKUP_CACHE_MS (those named by the requests and items of the moment). */
+const LOOKUP_CACHE_SIZE = 256;
 
 function isUniqueViolation(error: unknown): boolean {
   const { code } = error as { code?: string };
@@ -35,13 +37,17 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('Storage');
   private readonly drivers = new Map<string, StorageDriver>();
   private readonly retiring = new Map<NodeJS.Timeout, StorageDriver>();
+  /** Storages by `account\0name`, for {@link lookUp}; only found ones (a storage created meanwhile is found at once). */
+  private readonly named: LruCache<string, StorageEntity>;
 
   constructor(
     @InjectRepository(StorageEntity) private readonly storages: Repository<StorageEntity>,
     private readonly cipher: CredentialCipher,
     private readonly factory: StorageDriverFactory,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.named = new LruCache(config.lookupCacheMs > 0 ? LOOKUP_CACHE_SIZE : 0, config.lookupCacheMs);
+  }
 
   list(accountId: number): Promise<StorageEntity[]> {
     return this.storages.find({ where: { accountId }, order: { id: 'ASC' } });
@@ -56,6 +62,20 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
 
   findByName(accountId: number, name: string): Promise<StorageEntity | null> {
     return this.storages.findOne({ where: { accountId, name } });
+  }
+
+  /**
+   * {@link findByName} for resolving references, kept LOOKUP_CACHE_MS: a batch item resolved two (its input and
+   * its destination), each a database query. A storage changed or deleted through this process is forgotten at
+   * once; through another (the API, while a worker runs items) it is used for at most that long.
+   */
+  async lookUp(accountId: number, name: string): Promise<StorageEntity | null> {
+    const key = `${accountId}\0${name}`;
+    const known = this.named.get(key);
+    if (known) return known;
+    const storage = await this.findByName(accountId, name);
+    if (storage) this.named.set(key, storage);
+    return storage;
   }
 
   /**
@@ -212,6 +232,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   }
 
   private forget(storage: StorageEntity): void {
+    this.named.deleteWhere((known) => known.id === storage.id);
     for (const [key, driver] of this.drivers) {
       if (key.startsWith(`${storage.id}:`)) {
         this.drivers.delete(key);

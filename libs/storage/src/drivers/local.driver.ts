@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, opendir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, opendir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -50,13 +50,15 @@ export class LocalDriver implements StorageDriver {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 });
     const partial = join(dirname(file), `.${randomBytes(8).toString('hex')}${PARTIAL}`);
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(partial, { mode: 0o600 }));
+      // A result in memory (every edit's) is one write; a stream goes through a file stream.
+      if (Buffer.isBuffer(body)) await writeFile(partial, body, { mode: 0o600 });
+      else await pipeline(body, createWriteStream(partial, { mode: 0o600 }));
       await rename(partial, file);
     } catch (error) {
       await rm(partial, { force: true });
       throw error;
     }
-    const { size } = await stat(file);
+    const size = Buffer.isBuffer(body) ? body.length : (await stat(file)).size;
     return { path, key: path, uri: `file://${file}`, size };
   }
 
