@@ -9,6 +9,7 @@ export type ItemStatus = (typeof ITEM_STATUSES)[number];
 @Entity({ name: 'edit_task_items' })
 @Index('IDX_edit_task_items_task_seq', ['taskId', 'seq'], { unique: true })
 @Index('IDX_edit_task_items_task_status', ['taskId', 'status'])
+@Index('IDX_edit_task_items_task_queue', ['taskId', 'status', 'queued', 'seq'])
 export class EditTaskItemEntity {
   @PrimaryGeneratedColumn()
   id: number;

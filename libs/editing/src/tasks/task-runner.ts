@@ -145,7 +145,7 @@ export class TaskRunner {
   /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
   private async afterItem(task: EditTaskEntity): Promise<void> {
     await this.finishIfDone(task.id);
-    await this.scheduler.topUp(task.accountId);
+    await this.scheduler.afterItem(task);
   }
 
   /**

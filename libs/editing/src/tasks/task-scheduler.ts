@@ -46,6 +46,18 @@ export class TaskScheduler {
   }
 
   /**
+   * After an item of `task` ended: tops its account up, unless the task still has at least half its places
+   * (TASK_OUTSTANDING_PER_TASK / 2) in the queue. Their ends top up soon enough, and most items are spared the
+   * top-up's transaction (a lookup of a few index rows instead). A task that ended has none left: its account's
+   * other tasks get its places at once.
+   */
+  async afterItem(task: Pick<EditTaskEntity, 'id' | 'accountId'>): Promise<void> {
+    const lowWater = Math.floor(this.config.taskOutstandingPerTask / 2);
+    if (lowWater > 0 && (await this.store.queuedCount(task.id)) >= lowWater) return;
+    await this.topUp(task.accountId);
+  }
+
+  /**
    * Cancels a task that has not ended: it becomes CANCELLED (false when it had ended already), its items not
    * started never run (TaskRunner checks the task first), its webhook is sent, and its account's other tasks take
    * its share of the queue.
@@ -91,7 +103,7 @@ export class TaskScheduler {
     const tasks = await this.store.activeTasks(accountId, manager);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
     const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
-    const pending = await this.store.pendingByTask(live, manager);
+    const pending = await this.store.pendingByTask(live, this.config.taskOutstandingPerTask, manager);
     let room = this.config.taskOutstandingPerAccount - [...pending.values()].reduce((sum, p) => sum + p.queued, 0);
     const queued = new Map<number, number[]>();
     for (const taskId of live) {

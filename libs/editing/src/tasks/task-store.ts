@@ -364,30 +364,36 @@ export class TaskStore {
   }
 
   /**
-   * The pending items of each task: how many were handed to the queue, and how many wait for their turn (tasks
-   * with neither are absent).
+   * Each task's pending items: how many are in the queue, and how many wait (counted up to `cap`, all a top-up can
+   * use). Both are index ranges (IDX_edit_task_items_task_queue) of at most a few rows, so a top-up costs the same
+   * at the first item of a 50,000-item task as at its last.
    */
-  async pendingByTask(taskIds: number[], manager?: EntityManager): Promise<Map<number, PendingItems>> {
+  async pendingByTask(taskIds: number[], cap: number, manager?: EntityManager): Promise<Map<number, PendingItems>> {
     const pending = new Map<number, PendingItems>();
-    if (taskIds.length === 0) return pending;
-    const rows: { taskId: number | string; queued: boolean | number; count: number | string }[] = await (
-      manager ?? this.items.manager
-    )
-      .createQueryBuilder(EditTaskItemEntity, 'item')
-      .select('item.task_id', 'taskId')
-      .addSelect('item.queued', 'queued')
-      .addSelect('COUNT(*)', 'count')
-      .where('item.task_id IN (:...taskIds) AND item.status = :status', { taskIds, status: 'PENDING' })
-      .groupBy('item.task_id')
-      .addGroupBy('item.queued')
-      .getRawMany();
-    for (const row of rows) {
-      const entry = pending.get(Number(row.taskId)) ?? { queued: 0, waiting: 0 };
-      if (row.queued === true || Number(row.queued) === 1) entry.queued += Number(row.count);
-      else entry.waiting += Number(row.count);
-      pending.set(Number(row.taskId), entry);
+    for (const taskId of taskIds) {
+      pending.set(taskId, {
+        queued: await this.queuedCount(taskId, manager),
+        waiting: (await this.waitingItems(taskId, cap, manager)).length,
+      });
     }
     return pending;
+  }
+
+  /** How many of the task's pending items are in the queue (at most TASK_OUTSTANDING_PER_TASK, an index range). */
+  queuedCount(taskId: number, manager?: EntityManager): Promise<number> {
+    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
+    return items.countBy({ taskId, status: 'PENDING', queued: true });
+  }
+
+  /** Up to `limit` of the task's pending items not queued yet, in order. */
+  private waitingItems(taskId: number, limit: number, manager?: EntityManager): Promise<EditTaskItemEntity[]> {
+    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
+    return items.find({
+      select: { id: true, seq: true },
+      where: { taskId, status: 'PENDING', queued: false },
+      order: { seq: 'ASC' },
+      take: limit,
+    });
   }
 
   /**
@@ -397,12 +403,7 @@ export class TaskStore {
   async claim(taskId: number, limit: number, manager?: EntityManager): Promise<number[]> {
     if (limit <= 0) return [];
     const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    const candidates = await items.find({
-      select: { id: true, seq: true },
-      where: { taskId, status: 'PENDING', queued: false },
-      order: { seq: 'ASC' },
-      take: limit,
-    });
+    const candidates = await this.waitingItems(taskId, limit, manager);
     const claimed: number[] = [];
     for (const item of candidates) {
       const result = await items.update({ id: item.id, queued: false }, { queued: true });
