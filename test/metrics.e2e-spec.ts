@@ -211,6 +211,9 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(grew('atelier_webhook_deliveries_total', { outcome: 'delivered' }, workerSamples)).toBe(1);
     expect(grew('atelier_webhook_deliveries_total', { outcome: 'retry' }, workerSamples)).toBe(0);
     expect(grew('atelier_webhook_delivery_seconds_count', { outcome: 'delivered' }, workerSamples)).toBe(1);
+    // the task was ended where its last item ran, once
+    expect(grew('atelier_tasks_ended_total', { status: 'DONE' }, workerSamples)).toBe(1);
+    expect(grew('atelier_tasks_ended_total', { status: 'ERROR' }, workerSamples)).toBe(0);
   });
 });
 

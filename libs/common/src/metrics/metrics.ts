@@ -89,6 +89,13 @@ export const tasksCreated = new Counter({
   registers: [metricsRegistry],
 });
 
+export const tasksEnded = new Counter({
+  name: 'atelier_tasks_ended_total',
+  help: 'Tasks that ended, by final status (DONE, ERROR, CANCELLED), counted by the process that ended each.',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
 export const taskItems = new Counter({
   name: 'atelier_task_items_total',
   help: 'Task item runs ended, by status: DONE, FAILED, or retry (a transient failure queued again).',

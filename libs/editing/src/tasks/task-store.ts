@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository, type EntityManager } from 'typeorm';
+import { tasksEnded } from '@app/common';
 import {
   ApiKeyEntity,
   callsLeft,
@@ -117,7 +118,9 @@ export class TaskStore {
       { id, status: In(from) },
       { status, ...(error !== undefined && { error }), ...(final && { finishedAt: new Date() }) },
     );
-    return (result.affected ?? 0) > 0;
+    const moved = (result.affected ?? 0) > 0;
+    if (moved && final) tasksEnded.inc({ status });
+    return moved;
   }
 
   /** Records why a task that has not ended will end in ERROR once its recorded items are final. */
