@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '@app/common';
 import type { EditTaskEntity } from '@app/database';
 import { TaskQueue } from './task-queue';
+import { ScheduleStore } from './schedule-store';
 import { TaskStore } from './task-store';
 
 type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
@@ -30,6 +31,7 @@ export class TaskScheduler {
     @Inject(AppConfig) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: TaskStore,
+    private readonly schedule: ScheduleStore,
     private readonly queue: TaskQueue,
   ) {}
 
@@ -53,7 +55,7 @@ export class TaskScheduler {
    */
   async afterItem(task: Pick<EditTaskEntity, 'id' | 'accountId'>): Promise<void> {
     const lowWater = Math.floor(this.config.taskOutstandingPerTask / 2);
-    if (lowWater > 0 && (await this.store.queuedCount(task.id)) >= lowWater) return;
+    if (lowWater > 0 && (await this.schedule.queuedCount(task.id)) >= lowWater) return;
     await this.topUp(task.accountId);
   }
 
@@ -100,10 +102,10 @@ export class TaskScheduler {
    * a job, which would hold their task's places for good.
    */
   private async handOver(accountId: number, manager?: EntityManager): Promise<number[]> {
-    const tasks = await this.store.activeTasks(accountId, manager);
+    const tasks = await this.schedule.activeTasks(accountId, manager);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
     const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
-    const pending = await this.store.pendingByTask(live, this.config.taskOutstandingPerTask, manager);
+    const pending = await this.schedule.pendingByTask(live, this.config.taskOutstandingPerTask, manager);
     let room = this.config.taskOutstandingPerAccount - [...pending.values()].reduce((sum, p) => sum + p.queued, 0);
     const queued = new Map<number, number[]>();
     for (const taskId of live) {
@@ -111,7 +113,7 @@ export class TaskScheduler {
       const { queued: inQueue, waiting } = pending.get(taskId) ?? { queued: 0, waiting: 0 };
       if (waiting === 0) continue;
       const wanted = Math.min(room, waiting, this.config.taskOutstandingPerTask - inQueue);
-      const seqs = await this.store.claim(taskId, wanted, manager);
+      const seqs = await this.schedule.claim(taskId, wanted, manager);
       if (seqs.length > 0) queued.set(taskId, seqs);
       room -= seqs.length;
     }

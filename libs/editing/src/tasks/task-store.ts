@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository, type EntityManager } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { tasksEnded } from '@app/common';
 import {
-  ApiKeyEntity,
   callsLeft,
   chargeKeyCalls,
   EditTaskEntity,
@@ -53,19 +52,7 @@ const NEXT: Record<TaskStatus, TaskStatus[]> = {
 };
 
 /** The statuses of a task that has not ended. */
-const ACTIVE: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
-
-/** A task's pending items: handed to the queue, or waiting in the database for their turn. */
-export interface PendingItems {
-  queued: number;
-  waiting: number;
-}
-
-/** A task that has not ended, as the scheduler sees it: whether the key that created it was revoked since. */
-export interface ActiveTask {
-  id: number;
-  keyRevoked: boolean;
-}
+export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
 
 /**
  * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,
@@ -125,7 +112,7 @@ export class TaskStore {
 
   /** Records why a task that has not ended will end in ERROR once its recorded items are final. */
   async setPendingError(id: number, error: string): Promise<void> {
-    await this.tasks.update({ id, status: In(ACTIVE) }, { error });
+    await this.tasks.update({ id, status: In(ACTIVE_TASK_STATUSES) }, { error });
   }
 
   async markExpanded(id: number): Promise<void> {
@@ -345,74 +332,9 @@ export class TaskStore {
       .getMany();
   }
 
-  /**
-   * The account's tasks that have not ended, oldest first (the order their items are queued in), each with
-   * whether its key was revoked. `manager`: the scheduler's transaction, when it holds one.
-   */
-  async activeTasks(accountId: number, manager?: EntityManager): Promise<ActiveTask[]> {
-    const rows: { id: number | string; revoked: boolean | number | null }[] = await (manager ?? this.tasks.manager)
-      .createQueryBuilder(EditTaskEntity, 'task')
-      .leftJoin(ApiKeyEntity, 'key', 'key.id = task.key_id')
-      .select('task.id', 'id')
-      .addSelect('key.revoked', 'revoked')
-      .where('task.account_id = :accountId AND task.status IN (:...active)', { accountId, active: ACTIVE })
-      .orderBy('task.id', 'ASC')
-      .getRawMany();
-    return rows.map((row) => ({ id: Number(row.id), keyRevoked: Boolean(row.revoked) }));
-  }
-
   /** The tasks of a key that have not ended. */
   async activeTasksOfKey(keyId: number): Promise<EditTaskEntity[]> {
-    return this.tasks.find({ where: { keyId, status: In(ACTIVE) }, order: { id: 'ASC' } });
-  }
-
-  /**
-   * Each task's pending items: how many are in the queue, and how many wait (counted up to `cap`, all a top-up can
-   * use). Both are index ranges (IDX_edit_task_items_task_queue) of at most a few rows, so a top-up costs the same
-   * at the first item of a 50,000-item task as at its last.
-   */
-  async pendingByTask(taskIds: number[], cap: number, manager?: EntityManager): Promise<Map<number, PendingItems>> {
-    const pending = new Map<number, PendingItems>();
-    for (const taskId of taskIds) {
-      pending.set(taskId, {
-        queued: await this.queuedCount(taskId, manager),
-        waiting: (await this.waitingItems(taskId, cap, manager)).length,
-      });
-    }
-    return pending;
-  }
-
-  /** How many of the task's pending items are in the queue (at most TASK_OUTSTANDING_PER_TASK, an index range). */
-  queuedCount(taskId: number, manager?: EntityManager): Promise<number> {
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    return items.countBy({ taskId, status: 'PENDING', queued: true });
-  }
-
-  /** Up to `limit` of the task's pending items not queued yet, in order. */
-  private waitingItems(taskId: number, limit: number, manager?: EntityManager): Promise<EditTaskItemEntity[]> {
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    return items.find({
-      select: { id: true, seq: true },
-      where: { taskId, status: 'PENDING', queued: false },
-      order: { seq: 'ASC' },
-      take: limit,
-    });
-  }
-
-  /**
-   * Marks up to `limit` of the task's pending items that are not queued yet as queued, in order, and returns the
-   * seqs this call marked: each is one conditional UPDATE, so that two processes never both hand one item over.
-   */
-  async claim(taskId: number, limit: number, manager?: EntityManager): Promise<number[]> {
-    if (limit <= 0) return [];
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    const candidates = await this.waitingItems(taskId, limit, manager);
-    const claimed: number[] = [];
-    for (const item of candidates) {
-      const result = await items.update({ id: item.id, queued: false }, { queued: true });
-      if ((result.affected ?? 0) > 0) claimed.push(item.seq);
-    }
-    return claimed;
+    return this.tasks.find({ where: { keyId, status: In(ACTIVE_TASK_STATUSES) }, order: { id: 'ASC' } });
   }
 
   /** Seqs of the task's items that were queued and are not final: to queue again after a restart. */
@@ -439,7 +361,7 @@ export class TaskStore {
   async unfinished(): Promise<number[]> {
     const rows = await this.tasks.find({
       select: { id: true },
-      where: { status: In(ACTIVE) },
+      where: { status: In(ACTIVE_TASK_STATUSES) },
       order: { id: 'ASC' },
     });
     return rows.map((row) => row.id);

@@ -10,6 +10,7 @@ import { InProcessTaskQueue } from './in-process-task-queue';
 import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
+import { ScheduleStore } from './schedule-store';
 import { TaskScheduler } from './task-scheduler';
 import { TaskService } from './task-service';
 import { TaskStore } from './task-store';
@@ -35,6 +36,7 @@ export class TasksModule {
       ],
       providers: [
         TaskStore,
+        ScheduleStore,
         TaskScheduler,
         TaskBodies,
         TaskRunner,
