@@ -6,6 +6,7 @@ import { client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { freePort, type RunningProcess } from './helpers/process';
 import { createS3Storages, listKeys, startS3Server, type S3TestServer } from './helpers/s3-server';
+import { adminAccountId, insertTaskRows } from './helpers/task-rows';
 import { startWorker, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver';
@@ -149,18 +150,32 @@ describe.skipIf(!SCALED)(TITLE, () => {
     expect((await api.get(task)).body.data.status).toBe('DONE');
   });
 
+  it('ends a task whose items all ended when the job that would have ended it was lost', async () => {
+    // As a worker killed between its task's last item and the task's end leaves it, with the queue lost since.
+    const id = await insertTaskRows(app, await adminAccountId(app), {
+      status: 'PROCESSING',
+      items: 3,
+      webhookUrl: hooks.url('/ended'),
+    });
+    const ended = await waitForTask(app.url, app.adminKey, `/v1/image/edit/batch/${id}`, 10_000);
+    expect(ended.status).toBe('DONE');
+    expect(ended.progress).toEqual({ total: 3, done: 3, failed: 0, retrying: 0 });
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    expect(await hooks.received('/ended', 1)).toHaveLength(1);
+  });
+
   it('counts what it queued again and logs one line per task, with ids only', async () => {
     const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((res) => res.text());
     const count = (what: string) =>
       Number(new RegExp(`^atelier_task_reconciled_total\\{what="${what}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
-    expect(count('expand')).toBe(1);
+    expect(count('expand')).toBe(2);
     expect(count('item')).toBeGreaterThanOrEqual(2);
     expect(count('webhook')).toBe(1);
     const lines = worker!
       .output()
       .split('\n')
       .filter((line) => line.includes('the queue had lost its work'));
-    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) expect(line).not.toContain('http');
   });
 });

@@ -133,4 +133,15 @@ export class ScheduleStore {
       .limit(limit)
       .getMany();
   }
+
+  /**
+   * Whether an item of the task ended at or after `since`. Read only for a task with no item pending that has not
+   * ended: a scan of its items, in a state that lasts milliseconds unless the task's end was lost.
+   */
+  itemEndedSince(taskId: number, since: Date): Promise<boolean> {
+    return this.items
+      .createQueryBuilder('item')
+      .where('item.task_id = :taskId AND item.finished_at >= :since', { taskId, since })
+      .getExists();
+  }
 }

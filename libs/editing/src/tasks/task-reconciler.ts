@@ -88,7 +88,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     await this.walk(
       'running',
       (after, limit) => this.schedule.unfinishedPage(after, before, limit),
-      (task) => this.running(task, topUps),
+      (task) => this.running(task, before, topUps),
     );
     for (const accountId of topUps) await this.scheduler.topUp(accountId);
     const since = new Date(Date.now() - WEBHOOK_WINDOW_MS);
@@ -116,7 +116,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** A task that has not ended: its listing, its items in the queue, its end, its turn in the queue. */
-  private async running(task: Running, topUps: Set<number>): Promise<void> {
+  private async running(task: Running, before: Date, topUps: Set<number>): Promise<void> {
     const listingLost = await this.queue.lacks(taskJobId.expand(task.id));
     if (listingLost && !task.expanded) {
       // The listing records nothing twice, queues again the items that were queued, and tops the account up.
@@ -132,8 +132,9 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     }
     if (queued.length > 0) return;
     if (await this.store.hasPending(task.id)) topUps.add(task.accountId);
-    else if (listingLost) {
-      // Every item ended but the task did not (the job that should have ended it was lost): the listing step ends it.
+    else if (listingLost && !(await this.schedule.itemEndedSince(task.id, before))) {
+      // Every item ended a while ago but the task did not (the job that should have ended it was lost): the listing
+      // step ends it. An item that ended within the interval may be being followed by its task's end right now.
       await this.queue.start(task.id);
       this.recovered(task.id, { expand: 1 });
     }
