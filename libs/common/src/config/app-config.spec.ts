@@ -87,6 +87,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN: must be at least 16 characters');
   });
 
+  it('reconciles the queue every minute by default; 0 turns it off, and a few milliseconds are refused', () => {
+    expect(loadConfig({}).taskReconcileIntervalMs).toBe(60_000);
+    expect(loadConfig({ TASK_RECONCILE_INTERVAL_MS: '0' }).taskReconcileIntervalMs).toBe(0);
+    expect(loadConfig({ TASK_RECONCILE_INTERVAL_MS: '500' }).taskReconcileIntervalMs).toBe(500);
+    expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '50' })).toThrow(
+      'TASK_RECONCILE_INTERVAL_MS: must be 0 (off) or at least 100',
+    );
+    expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '-1' })).toThrow('TASK_RECONCILE_INTERVAL_MS');
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {

@@ -141,6 +141,11 @@ export class AppConfig {
   readonly taskRetryDelayMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
   readonly workerLockMs: number;
+  /**
+   * How often, in milliseconds, a worker checks the queue against the database and queues again the task work
+   * Redis lost (TaskReconciler; docs/operations.md, "Backups"); 0: never.
+   */
+  readonly taskReconcileIntervalMs: number;
   /** S3-compatible temporary bucket (scaled mode); undefined means local disk under dataDir, served by the API. */
   readonly temporaryBucket?: TemporaryBucketConfig;
   /** The model runners of libs/vision: threads, queues, execution provider, model files. */
@@ -261,6 +266,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (metricsToken !== undefined && metricsToken.length < 16) {
     read.problem('METRICS_TOKEN', 'must be at least 16 characters long');
   }
+  const taskReconcileIntervalMs = read.integer('TASK_RECONCILE_INTERVAL_MS', 60_000, 0, 86_400_000);
+  if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < 100) {
+    read.problem('TASK_RECONCILE_INTERVAL_MS', 'must be 0 (off) or at least 100');
+  }
   const config = new AppConfig({
     port,
     host,
@@ -314,6 +323,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
+    taskReconcileIntervalMs,
     vision: readVision(read),
     generative: readGenerative(read),
   });

@@ -126,6 +126,19 @@ export const webhookDeliveryDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+/**
+ * Task work the reconciler queued again because the queue had lost it (TaskReconciler): `expand` (a task's listing
+ * step: one not listed to its end, or one whose items all ended before it did), `item` (one per item), `webhook`.
+ */
+export type ReconciledWork = 'expand' | 'item' | 'webhook';
+
+export const taskReconciled = new Counter({
+  name: 'atelier_task_reconciled_total',
+  help: 'Task work queued again because the queue had lost it (Redis flushed or restarted empty), by what: expand, item, webhook.',
+  labelNames: ['what'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Seconds buckets of model inference and scene stages: 1 ms to 2 min. */
 const WORK_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 

@@ -20,6 +20,7 @@ export type WebhookState = 'none' | 'pending' | 'sent' | 'failed';
 @Entity({ name: 'edit_tasks' })
 @Index('IDX_edit_tasks_status', ['status'])
 @Index('IDX_edit_tasks_account_status', ['accountId', 'status'])
+@Index('IDX_edit_tasks_webhook_pending', ['id'], { where: "webhook_state = 'pending'" })
 export class EditTaskEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -6,6 +6,7 @@ import { KeyGrants1764200000001 } from './1764200000001-key-grants';
 import { WebhookSecrets1764300000000 } from './1764300000000-webhook-secrets';
 import { TaskItemTotal1764400000000 } from './1764400000000-task-item-total';
 import { FairScheduling1764500000000 } from './1764500000000-fair-scheduling';
+import { WebhookPendingIndex1764600000000 } from './1764600000000-webhook-pending-index';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   WebhookSecrets1764300000000,
   TaskItemTotal1764400000000,
   FairScheduling1764500000000,
+  WebhookPendingIndex1764600000000,
 ];

@@ -83,6 +83,23 @@ export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown 
     await this.addOne(TaskJobs.webhook, taskId, taskJobId.webhook(taskId));
   }
 
+  /**
+   * Whether the queue has no job of this id in any state (waiting, delayed, active, completed or failed): work added
+   * and lost with Redis' data. A completed job is kept a day (at most 100,000 of them), a failed one a week.
+   */
+  async lacks(jobId: string): Promise<boolean> {
+    return (await this.queue.getJobState(jobId)) === 'unknown';
+  }
+
+  /**
+   * Takes the lease `name` (a key beside the queue's) for `ms` milliseconds unless a process holds it: one Redis
+   * SET NX PX, so that of many processes asking at once exactly one gets it. Never released early: it also spaces
+   * out what it guards.
+   */
+  async lease(name: string, ms: number): Promise<boolean> {
+    return (await this.connection.set(this.queue.toKey(name), String(process.pid), 'PX', ms, 'NX')) === 'OK';
+  }
+
   private async addOne(name: string, taskId: number, jobId: string): Promise<void> {
     await sendJobs(BULLMQ, { name, taskId, count: 1 }, (traceparent) =>
       this.queue.add(name, { taskId, ...(traceparent && { traceparent }) } satisfies ExpandJob, this.options(jobId)),

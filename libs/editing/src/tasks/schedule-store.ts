@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, type EntityManager } from 'typeorm';
-import { ApiKeyEntity, EditTaskEntity, EditTaskItemEntity } from '@app/database';
+import { ApiKeyEntity, EditTaskEntity, EditTaskItemEntity, FINAL_TASK_STATUSES } from '@app/database';
 import { ACTIVE_TASK_STATUSES } from './task-store';
 
 /** A task's pending items: handed to the queue, or waiting in the database for their turn. */
@@ -19,7 +19,8 @@ export interface ActiveTask {
 /**
  * The scheduler's reads and claims (TaskScheduler, docs/batch.md "Scheduling"): an account's running tasks, each
  * task's items in the queue and waiting, and the conditional hand-over of items to the queue. Each takes the
- * scheduler's transaction (`manager`) when it holds one.
+ * scheduler's transaction (`manager`) when it holds one. Also the reconciler's keyset pages of the tasks whose work
+ * should be in the queue (TaskReconciler).
  */
 @Injectable()
 export class ScheduleStore {
@@ -94,5 +95,53 @@ export class ScheduleStore {
       if ((result.affected ?? 0) > 0) claimed.push(item.seq);
     }
     return claimed;
+  }
+
+  /**
+   * Up to `limit` tasks that have not ended, created before `before`, with ids above `afterId`, in id order: a keyset
+   * page (IDX_edit_tasks_status), so that walking all of them costs the same at the last page as at the first.
+   */
+  unfinishedPage(afterId: number, before: Date, limit: number): Promise<EditTaskEntity[]> {
+    return this.tasks
+      .createQueryBuilder('task')
+      .select(['task.id', 'task.accountId', 'task.status', 'task.expanded'])
+      .where('task.status IN (:...active) AND task.id > :afterId AND task.created_at < :before', {
+        active: ACTIVE_TASK_STATUSES,
+        afterId,
+        before,
+      })
+      .orderBy('task.id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /**
+   * Up to `limit` ended tasks whose webhook is still to be delivered, ended between `since` and `before`, with ids
+   * above `afterId`, in id order. The state is written into the statement, not bound, so that PostgreSQL can use the
+   * partial index IDX_edit_tasks_webhook_pending: a few rows however many tasks have ended.
+   */
+  webhooksPendingPage(afterId: number, since: Date, before: Date, limit: number): Promise<EditTaskEntity[]> {
+    return this.tasks
+      .createQueryBuilder('task')
+      .select(['task.id', 'task.accountId'])
+      .where("task.webhook_state = 'pending' AND task.id > :afterId AND task.status IN (:...final)", {
+        afterId,
+        final: FINAL_TASK_STATUSES,
+      })
+      .andWhere('task.finished_at >= :since AND task.finished_at < :before', { since, before })
+      .orderBy('task.id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /**
+   * Whether an item of the task ended at or after `since`. Read only for a task with no item pending that has not
+   * ended: a scan of its items, in a state that lasts milliseconds unless the task's end was lost.
+   */
+  itemEndedSince(taskId: number, since: Date): Promise<boolean> {
+    return this.items
+      .createQueryBuilder('item')
+      .where('item.task_id = :taskId AND item.finished_at >= :since', { taskId, since })
+      .getExists();
   }
 }

@@ -9,6 +9,7 @@ import { BullMqTaskQueue } from './bullmq-task-queue';
 import { InProcessTaskQueue } from './in-process-task-queue';
 import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
+import { TaskReconciler } from './task-reconciler';
 import { TaskRunner } from './task-runner';
 import { ScheduleStore } from './schedule-store';
 import { TaskScheduler } from './task-scheduler';
@@ -18,14 +19,16 @@ import { TaskWorker } from './task-worker';
 
 /**
  * Batch and asynchronous edits. `api`: creates and shows tasks; with REDIS_URL it queues their work on BullMQ,
- * without it runs the work itself (InProcessTaskQueue). `worker`: runs queued work (TaskWorker).
+ * without it runs the work itself (InProcessTaskQueue). `worker`: runs queued work (TaskWorker) and queues again
+ * what Redis lost (TaskReconciler).
  */
 @Module({})
 export class TasksModule {
   static forRoot(config: AppConfig, role: 'api' | 'worker'): DynamicModule {
-    const queue: Provider = config.redisUrl
-      ? { provide: TaskQueue, useClass: BullMqTaskQueue }
-      : { provide: TaskQueue, useClass: InProcessTaskQueue };
+    // The BullMQ queue under its own class too: the reconciler asks it which jobs exist.
+    const queue: Provider[] = config.redisUrl
+      ? [BullMqTaskQueue, { provide: TaskQueue, useExisting: BullMqTaskQueue }]
+      : [{ provide: TaskQueue, useClass: InProcessTaskQueue }];
     return {
       module: TasksModule,
       imports: [
@@ -41,8 +44,8 @@ export class TasksModule {
         TaskBodies,
         TaskRunner,
         TaskService,
-        queue,
-        ...(role === 'worker' ? [TaskWorker] : []),
+        ...queue,
+        ...(role === 'worker' ? [TaskWorker, TaskReconciler] : []),
       ],
       exports: [TaskService, TaskBodies, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };
