@@ -8,6 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './helpers/http';
+import { startImageServer, type ImageServer } from './helpers/image-server';
 import { freePort, type RunningProcess } from './helpers/process';
 import { startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startWorkerFor } from './helpers/tasks';
@@ -30,6 +31,7 @@ const TITLE = HAVE_CHROMIUM
 describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   let app: TestApp;
   let s3: S3TestServer;
+  let images: ImageServer;
   let worker: RunningProcess | undefined;
   let browser: BrowserContext;
   let page: Page;
@@ -45,6 +47,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
         .toBuffer();
       await s3.client.send(new PutObjectCommand({ Bucket: 'photos', Key: `in/${i}.png`, Body: png }));
     }
+    images = await startImageServer();
     const port = await freePort();
     app = await startTestApp({
       PORT: String(port),
@@ -74,6 +77,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   afterAll(async () => {
     await browser?.close();
     await worker?.stop();
+    await images?.stop();
     await app?.close();
     await s3?.stop();
     if (shots) rmSync(shots, { recursive: true, force: true });
@@ -300,4 +304,82 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     expect(app.logs.join('\n')).not.toContain(app.adminKey);
     expect(failures).toEqual([]);
   }, 180_000);
+  it('cancels a task that has not ended, after a confirmation, from its row and its page; a refusal in words', async () => {
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    // Two batches whose one input the origin holds: they stay unfinished until the test lets it go.
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer();
+    const held = ['/held/a.png', '/held/b.png'].map((path) => {
+      images.put(path, png, 'image/png');
+      return images.hold(path);
+    });
+    try {
+      const [first, second] = await Promise.all(
+        ['/held/a.png', '/held/b.png'].map(async (path) => {
+          const body = { input: [images.url(path)], operations: { resizing: { width: 16, height: 'auto' } } };
+          const created = await call(app.url, 'POST', '/v1/image/edit/batch', { key: app.adminKey, body });
+          expect(created.status, created.text).toBe(200);
+          return created.body.data.id as number;
+        }),
+      );
+      await held[0].arrived;
+      const statusOf = async (id: number) =>
+        (await call(app.url, 'GET', `/v1/tasks/${id}`, { key: app.adminKey })).body.data.status;
+      const row = (id: number) =>
+        page.getByRole('listitem').filter({ has: page.getByRole('link', { name: `batch task #${id}`, exact: true }) });
+
+      await page.goto(`${app.url}/dashboard/`);
+      await page.getByLabel('API key').fill(app.adminKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Tasks' }).click();
+      await row(first).getByText('PROCESSING', { exact: true }).waitFor();
+      await row(second)
+        .getByRole('button', { name: `Cancel task #${second}` })
+        .waitFor();
+      await screenshot('tasks-cancellable', ['Cancel', 'PROCESSING']);
+
+      // From the list: confirmed, the row turns CANCELLED and its button goes; the API says so too.
+      let asked = '';
+      page.once('dialog', (dialog) => {
+        asked = dialog.message();
+        void dialog.accept();
+      });
+      await row(first)
+        .getByRole('button', { name: `Cancel task #${first}` })
+        .click();
+      await row(first).getByText('CANCELLED', { exact: true }).waitFor();
+      expect(asked).toContain(`Cancel batch task #${first}?`);
+      expect(await row(first).getByRole('button').count()).toBe(0);
+      expect(await statusOf(first)).toBe('CANCELLED');
+      await screenshot('tasks-cancelled', ['CANCELLED']);
+
+      // From its page: dismissing the confirmation keeps the task; one that ended while the question was open (the
+      // API cancelled it) is refused with the service's 409 in words, and the page shows its status now.
+      await page.getByRole('link', { name: `batch task #${second}`, exact: true }).click();
+      await page.getByRole('heading', { name: `Task #${second}` }).waitFor();
+      const button = page.getByRole('button', { name: `Cancel task #${second}` });
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await button.click();
+      await button.waitFor();
+      // The API's own cancel answering 200 shows that the dismissed question sent nothing.
+      let meanwhile = 0;
+      page.once('dialog', async (dialog) => {
+        meanwhile = (await call(app.url, 'DELETE', `/v1/tasks/${second}`, { key: app.adminKey })).status;
+        await dialog.accept();
+      });
+      await button.click();
+      const refusal = page.getByRole('alert');
+      await refusal.getByText('The task has ended (DONE, ERROR or CANCELLED) and cannot be cancelled.').waitFor();
+      expect(meanwhile).toBe(200);
+      expect(await refusal.innerText()).toContain('(code 1702)');
+      await page.getByText('CANCELLED', { exact: true }).waitFor();
+      expect(await button.count()).toBe(0);
+      await screenshot('task-cancel-refused', ['cannot be cancelled', 'CANCELLED']);
+      expect(failures).toEqual([]);
+    } finally {
+      for (const hold of held) hold.release();
+    }
+  }, 120_000);
 });

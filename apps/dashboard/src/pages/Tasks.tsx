@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import { ApiError, unwrap, type TaskSummary } from '../api';
-import { batchCreateBatch, tasksErrors, tasksList, tasksResults, tasksSummary } from '../client/sdk.gen';
+import { batchCreateBatch, tasksCancel, tasksErrors, tasksList, tasksResults, tasksSummary } from '../client/sdk.gen';
 import type { TaskErrorPageDto, TaskPageDto, TaskResultPageDto } from '../client/types.gen';
 import { navigate } from '../router';
 import { component, conflicts, prune } from '../schema';
@@ -25,6 +25,49 @@ function usePolling(load: () => Promise<boolean>) {
       clearTimeout(timer);
     };
   }, [load]);
+}
+
+/**
+ * Cancelling a task (DELETE /v1/tasks/{id}) after the user confirms, as revoking a key does. `reload` runs after
+ * either answer: the row shows CANCELLED, or, when the service refused (409 when it ended meanwhile), its status now
+ * beside the service's error.
+ */
+function useCancelTask(reload: () => Promise<unknown>) {
+  const [pending, setPending] = useState<number>();
+  const [failed, setFailed] = useState<{ id: number; error: unknown }>();
+  async function cancel(task: Pick<TaskSummary, 'id' | 'kind'>) {
+    const words = `Cancel ${task.kind} task #${task.id}? Images not started yet are dropped and the task ends CANCELLED; this cannot be undone.`;
+    if (!window.confirm(words)) return;
+    setFailed(undefined);
+    setPending(task.id);
+    try {
+      await unwrap(tasksCancel({ path: { id: task.id } }));
+    } catch (error) {
+      setFailed({ id: task.id, error });
+    } finally {
+      setPending(undefined);
+      await reload();
+    }
+  }
+  return {
+    /** The Cancel button of a task that has not ended; nothing for one that has. */
+    button(task: Pick<TaskSummary, 'id' | 'kind' | 'status'>) {
+      if (FINAL.includes(task.status)) return null;
+      return (
+        <button
+          type="button"
+          className="danger"
+          aria-label={`Cancel task #${task.id}`}
+          disabled={pending === task.id}
+          onClick={() => void cancel(task)}
+        >
+          {pending === task.id ? 'Cancelling…' : 'Cancel'}
+        </button>
+      );
+    },
+    /** The service's answer when it refused to cancel this task. */
+    error: (id: number) => (failed?.id === id ? failed.error : undefined),
+  };
 }
 
 function NewBatch({ onStarted }: { onStarted: (id: number) => void }) {
@@ -114,6 +157,7 @@ export function TasksPage() {
     }
   }, [page, status]);
   usePolling(load);
+  const cancelling = useCancelTask(load);
   const pages = tasks ? Math.max(1, Math.ceil(tasks.total / tasks.per_page)) : 1;
 
   return (
@@ -141,11 +185,16 @@ export function TasksPage() {
         {tasks?.items.length === 0 ? <li>No task yet.</li> : null}
         {tasks?.items.map((t) => (
           <li key={t.id} className="card">
-            <a href={`#/tasks/${t.id}`}>
-              {t.kind} task #{t.id}
-            </a>{' '}
-            <Status status={t.status} /> <span className="muted">{new Date(t.created_at).toLocaleString()}</span>
+            <div className="task-head">
+              <a href={`#/tasks/${t.id}`}>
+                {t.kind} task #{t.id}
+              </a>
+              <Status status={t.status} />
+              <span className="muted">{new Date(t.created_at).toLocaleString()}</span>
+              {cancelling.button(t)}
+            </div>
             <Progress label={`Progress of task ${t.id}`} {...t.progress} />
+            <ErrorBox error={cancelling.error(t.id)} />
           </li>
         ))}
       </ul>
@@ -192,6 +241,7 @@ export function TaskPage({ id }: { id: number }) {
     }
   }, [id, resultPage, errorPage]);
   usePolling(load);
+  const cancelling = useCancelTask(load);
 
   return (
     <section aria-labelledby="task-title">
@@ -202,9 +252,13 @@ export function TaskPage({ id }: { id: number }) {
       <ErrorBox error={error} />
       {task ? (
         <div className="card">
-          <Status status={task.status} />
+          <div className="task-head">
+            <Status status={task.status} />
+            {cancelling.button(task)}
+          </div>
           <Progress label={`Progress of task ${id}`} {...task.progress} />
           {task.progress.retrying ? <p className="muted">{task.progress.retrying} retrying</p> : null}
+          <ErrorBox error={cancelling.error(id)} />
         </div>
       ) : null}
       <h2>Results {results ? `(${results.total})` : ''}</h2>
