@@ -87,6 +87,11 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
       return void response.writeHead(200, { 'content-length': '5000' }).end(Buffer.alloc(5000));
     case 'chunked-large':
       return streamChunks(request, response);
+    case 'cut': {
+      // declares 5000 bytes, sends 1000 and closes the connection
+      response.writeHead(200, { 'content-type': 'image/png', 'content-length': '5000' }).write(Buffer.alloc(1000));
+      return void setTimeout(() => response.socket?.destroy(), 20);
+    }
     case 'slow-headers': {
       const timer = setTimeout(() => response.end('late'), 3000);
       return void response.on('close', () => clearTimeout(timer));
@@ -367,6 +372,30 @@ describe('SafeFetcher limits', () => {
       })(),
     );
     expect(error.message).toMatch(/timed out after 300 ms/);
+  });
+
+  it('times out a download whose body stalls, and refuses a declared size over the cap', async () => {
+    const started = Date.now();
+    const error = await rejected(fetcher({ FETCH_TIMEOUT_MS: '300' }).download(`${ports.origin}/slow-body`));
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', retryable: true });
+    expect(error.message).toBe(`Download of ${ports.origin}/slow-body timed out after 300 ms.`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const large = await rejected(fetcher().download(`${ports.origin}/declared-large`, { maxBytes: 4096 }));
+    expect(large).toMatchObject({ codeName: 'FETCH_TOO_LARGE', retryable: false });
+    expect(large.message).toMatch(/declares 5000 bytes, more than the limit of 4096 bytes/);
+  });
+
+  it('fails a body cut short by the server as such, retryable, in a download and in a stream', async () => {
+    const message = `Download of ${ports.origin}/cut failed: the connection closed before the end of the body.`;
+    const error = await rejected(fetcher().download(`${ports.origin}/cut`));
+    expect(error).toMatchObject({ codeName: 'FETCH_FAILED', message, retryable: true });
+    const response = await fetcher().open(`${ports.origin}/cut`);
+    const streamed = await rejected(
+      (async () => {
+        for await (const chunk of response.body) void chunk;
+      })(),
+    );
+    expect(streamed).toMatchObject({ codeName: 'FETCH_FAILED', message, retryable: true });
   });
 
   it('times out a connection whose TLS handshake never completes', async () => {

@@ -31,9 +31,13 @@ export function toFetchError(error: unknown, label: string): ServiceException {
   if (error instanceof ServiceException) return error;
   logConnectionFailure(label, error);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = code?.startsWith('HPE_')
-    ? 'the server sent an invalid HTTP response'
-    : ((code && ANSWERED_REASONS[code]) ?? UNREACHABLE);
+  // a response whose connection closed before the end of its body fails its reader with `aborted`
+  const cut = code === 'ECONNRESET' && (error as Error).message === 'aborted';
+  const reason = cut
+    ? ANSWERED_REASONS.ERR_STREAM_PREMATURE_CLOSE
+    : code?.startsWith('HPE_')
+      ? 'the server sent an invalid HTTP response'
+      : ((code && ANSWERED_REASONS[code]) ?? UNREACHABLE);
   return new ServiceException('FETCH_FAILED', `Download of ${label} failed: ${reason}.`);
 }
 
