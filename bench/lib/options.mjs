@@ -61,6 +61,8 @@ const USAGE = `node bench/run.mjs [options]
                          f: lean node:http + sharp that writes its result to disk and answers JSON
   --formats=jpeg,webp,avif
   --concurrency=1,2,4
+  --edit-rounds=N        edit suite: each cell's rounds N times over (default 1: JPEG 120 requests in 3 rounds),
+                         to measure a ratio such as service / lean with less noise
   --edit-parts=methods,admission  methods: the five ways above; admission: upload goodput at 8 and 100
                          connections without back-off, peak RSS with eight 7000x7000 HEIC uploads (heif-enc)
   --admission-base=PATH  also run the admission part on another build (e.g. the code before a change:
@@ -116,6 +118,7 @@ export function readOptions(argv) {
         'batch-sizes': { type: 'string' },
         'worker-base': { type: 'string' },
         'batch-rounds': { type: 'string', default: '3' },
+        'edit-rounds': { type: 'string', default: '1' },
         'vision-runs': { type: 'string' },
         'no-imgly': { type: 'boolean', default: false },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
@@ -164,11 +167,11 @@ export function readOptions(argv) {
         ? false
         : (values.doc ?? (!values.quick && !values['batch-sizes'])),
     workerBase: values['worker-base'],
-    batchRounds: rounds(values['batch-rounds']),
+    batchRounds: rounds(values['batch-rounds'], 'batch-rounds'),
     methods: ALL_METHODS.filter((m) => methods.includes(m)),
     formats: ALL_FORMATS.filter((f) => formats.includes(f)),
     concurrency: ALL_CONCURRENCY.filter((c) => concurrency.includes(c)),
-    plan: values.quick ? QUICK_PLAN : FULL_PLAN,
+    plan: repeated(values.quick ? QUICK_PLAN : FULL_PLAN, rounds(values['edit-rounds'], 'edit-rounds')),
     editParts,
     admission: { ...ADMISSION[values.quick ? 'quick' : 'full'], base: values['admission-base'] },
     // the admission block alone is written by a run of that part that is not quick
@@ -225,11 +228,21 @@ function soakMinutes(values) {
   return minutes;
 }
 
-/** `--batch-rounds=N`: 1..20. */
-function rounds(value) {
+/** `--batch-rounds=N`, `--edit-rounds=N`: 1..20. */
+function rounds(value, flag) {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--batch-rounds: "${value}" is not 1..20`);
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`--${flag}: "${value}" is not 1..20`);
   return n;
+}
+
+/** The edit plan with each format's rounds (and so its requests) `times` over: `--edit-rounds`. */
+function repeated(plan, times) {
+  return Object.fromEntries(
+    Object.entries(plan).map(([format, { measured, rounds }]) => [
+      format,
+      { measured: measured * times, rounds: rounds * times },
+    ]),
+  );
 }
 
 /** `--batch-sizes=500,5000`: two counts, the second a multiple of the first (it is that many copies). */
