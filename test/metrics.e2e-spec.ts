@@ -174,7 +174,7 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(seconds).toBeLessThan(60);
     // every stage of each edit that ran: the four answered 200, and the async task's when the API ran it (the
     // 422 and the 402 were refused before any stage)
-    for (const stage of ['read', 'probe', 'pixel_wait', 'pixels', 'write']) {
+    for (const stage of ['read', 'probe', 'pixel_wait', 'pixels', 'encode', 'write']) {
       expect(grew('atelier_edit_stage_seconds_count', { stage }), stage).toBe(worker ? 4 : 5);
     }
     expect(grew('atelier_rate_limit_refusals_total')).toBe(1);

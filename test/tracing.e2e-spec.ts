@@ -177,6 +177,8 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     for (const stage of ['edit.read', 'edit.probe', 'edit.pixel_wait', 'edit.pixels', 'edit.write']) {
       expect(only(spans, stage).parentSpanId, stage).toBe(item.spanId);
     }
+    // the pass that writes the output's bytes, within the pixel work
+    expect(only(spans, 'edit.encode').parentSpanId).toBe(only(spans, 'edit.pixels').spanId);
     expect(only(spans, 'edit.probe').attributes).toMatchObject({
       'atelier.image.format': 'jpeg',
       'atelier.image.width': 64,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import sharp from 'sharp';
-import { AppConfig, ServiceException } from '@app/common';
+import { AppConfig, ServiceException, timedStage } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
 import { decodeError } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
@@ -109,7 +109,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       assets,
     };
     const stage = await runSteps(context);
-    const { data, info } = await stage.image.toBuffer({ resolveWithObject: true });
+    const { data, info } = await timedStage('encode', () => stage.image.toBuffer({ resolveWithObject: true }));
     return { data, format: plan.encode.format, width: info.width, height: info.height };
   }
 

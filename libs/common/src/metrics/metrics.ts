@@ -23,11 +23,16 @@ export const httpRequestDuration = new Histogram({
  * The stages of one edit: `read` (download, storage object), `probe` (the header), `pixel_wait` (in line for the
  * pixel gate), `pixels` (decode, operations, encode, models included), `write` (the result to its destination).
  */
-export type EditStage = 'read' | 'probe' | 'pixel_wait' | 'pixels' | 'write';
+/**
+ * `encode` is part of `pixels`: the last libvips pass, which writes the output's bytes. libvips streams an image
+ * through its operations, so for a plain resize that pass is the whole decode, resize and encode; after a step that
+ * holds its pixels in memory (a model, a kernel), it is what follows the last such step.
+ */
+export type EditStage = 'read' | 'probe' | 'pixel_wait' | 'pixels' | 'encode' | 'write';
 
 export const editStageDuration = new Histogram({
   name: 'atelier_edit_stage_seconds',
-  help: 'Time of each stage of an edit (read, probe, pixel_wait, pixels, write), failed ones included.',
+  help: 'Time of each stage of an edit (read, probe, pixel_wait, pixels and within it encode, write), failed ones included.',
   labelNames: ['stage'] as const,
   buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   registers: [metricsRegistry],
