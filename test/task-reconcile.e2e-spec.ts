@@ -50,7 +50,6 @@ describe.skipIf(!SCALED)(TITLE, () => {
     s3 = await startS3Server([OUT]);
     app = await startTestApp({
       FETCH_ALLOW_HOSTS: '127.0.0.1',
-      TASK_CONCURRENCY: '2',
       TASK_OUTSTANDING_PER_TASK: '4',
       TASK_OUTSTANDING_PER_ACCOUNT: '4',
       TASK_RETRY_DELAY_MS: '60000',
@@ -99,6 +98,8 @@ describe.skipIf(!SCALED)(TITLE, () => {
     worker = await startWorker({
       ...app.env,
       PUBLIC_BASE_URL: app.url,
+      // One item at a time: the items queued beside the one held are then known (see the batch case)
+      TASK_CONCURRENCY: '1',
       TASK_RECONCILE_INTERVAL_MS: String(RECONCILE_MS),
       METRICS_PORT: String(metricsPort),
     });
@@ -110,8 +111,9 @@ describe.skipIf(!SCALED)(TITLE, () => {
   });
 
   it('queues again the items whose jobs were lost midway through a batch, one output per input', async () => {
-    // Items 10 and 11 hold both of the worker's places while 12 and 13 wait in the queue (4 of a task at a time).
-    const held = [images.hold(`/in/${names[10]}.jpg`), images.hold(`/in/${names[11]}.jpg`)];
+    // Item 10 holds the worker's one place while at least two more wait in the queue: a top-up hands over items
+    // when fewer than half of the task's 4 places are taken, so item 10 was handed over with 2 or 3 others.
+    const held = [images.hold(`/in/${names[10]}.jpg`)];
     const task = await submit('/v1/image/edit/batch', {
       input: names.map((name) => images.url(`/in/${name}.jpg`)),
       operations: { resizing: { width: 320, height: 240 } },
