@@ -22,11 +22,10 @@ export const httpRequestDuration = new Histogram({
 /**
  * The stages of one edit: `read` (download, storage object), `probe` (the header), `pixel_wait` (in line for the
  * pixel gate), `pixels` (decode, operations, encode, models included), `write` (the result to its destination).
- */
-/**
- * `encode` is part of `pixels`: the last libvips pass, which writes the output's bytes. libvips streams an image
- * through its operations, so for a plain resize that pass is the whole decode, resize and encode; after a step that
- * holds its pixels in memory (a model, a kernel), it is what follows the last such step.
+ * `encode` is part of `pixels` (so a sum over every stage counts it twice): the last libvips pass, which writes the
+ * output's bytes. libvips streams an image through its operations, so for a plain resize that pass is the whole
+ * decode, resize and encode; after a step that holds its pixels in memory (a model, a kernel), it is what follows
+ * the last such step.
  */
 export type EditStage = 'read' | 'probe' | 'pixel_wait' | 'pixels' | 'encode' | 'write';
 

@@ -20,6 +20,12 @@ const PAGE = 100;
 const PASS_TASKS = 500;
 /** Ended tasks whose webhook is sent again: those that ended within this long (7 days, as long as a failed job is kept). */
 const WEBHOOK_WINDOW_MS = 7 * 86_400_000;
+/** Passes after which a job found missing and not found missing again is forgotten. */
+const FORGET_PASSES = 10;
+/** Tasks in a row whose visit failed that end a pass (Redis or the database is gone: the next pass tries again). */
+const FAILURES_IN_A_ROW = 3;
+/** Longest wait at shutdown for a pass under way. */
+const SHUTDOWN_WAIT_MS = 5_000;
 /** The lease (beside the queue's keys) that lets one process of all a pass per interval. */
 const LEASE = 'reconcile-lease';
 
@@ -39,6 +45,12 @@ type Running = Pick<EditTaskEntity, 'id' | 'accountId' | 'status' | 'expanded'>;
  * - an ended task whose webhook was never delivered and has no webhook job: the webhook is queued again.
  * Whatever it adds has the work's own deterministic job id, and every step reads the database before acting, so
  * a pass that races a worker, the scheduler or another pass at worst adds a job that runs and finds nothing to do.
+ *
+ * Work that was running when Redis lost its data has no job either, until it ends. So work is queued again only
+ * when an earlier pass of this process (at least one interval before) found its job missing too, and, for a
+ * listing, its task has recorded no item since: an item or a webhook under way ends within the interval, a
+ * listing under way records its items, and neither is then run a second time beside itself. Only an item that
+ * runs longer than the interval can be (docs/operations.md, "Backups").
  */
 @Injectable()
 export class TaskReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -47,6 +59,14 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
   private pass?: Promise<void>;
   /** Where this process's next pass goes on (task ids), so that every task is reached when there are many. */
   private readonly cursors = { running: 0, webhooks: 0 };
+  /** This process's passes so far. */
+  private passes = 0;
+  /** Jobs found missing, by id: at which pass first, and (a listing) how many items its task had then. */
+  private readonly missing = new Map<string, { pass: number; items?: number }>();
+  /** Tasks in a row whose visit failed. */
+  private failures = 0;
+  /** Ends a pass under way at shutdown. */
+  private readonly stopping = new AbortController();
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -65,10 +85,18 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     this.timer.unref();
   }
 
-  /** Stops the passes; one under way finishes first, before the database and the queue are closed. */
+  /**
+   * Stops the passes: one under way stops after the task it is at, before the database and the queue are closed;
+   * at most SHUTDOWN_WAIT_MS is waited for it (a Redis that does not answer would hold it for ever).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.pass;
+    this.stopping.abort();
+    if (!this.pass) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    await Promise.race([this.pass, waited]);
+    clearTimeout(timer);
   }
 
   /** A pass, unless another process did one within the interval. Its failure is logged; the next pass tries again. */
@@ -84,6 +112,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
 
   /** One pass over the tasks that existed (or ended) before `before`. */
   async reconcile(before: Date): Promise<void> {
+    this.passes += 1;
     const topUps = new Set<number>();
     await this.walk(
       'running',
@@ -97,6 +126,8 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
       (after, limit) => this.schedule.webhooksPendingPage(after, since, before, limit),
       (task) => this.webhook(task.id),
     );
+    // what was not found missing again for a while has ended, come back, or is in a part of the walk further on
+    for (const [jobId, seen] of this.missing) if (seen.pass < this.passes - FORGET_PASSES) this.missing.delete(jobId);
   }
 
   /** Up to PASS_TASKS tasks from the cursor on, a page at a time; the cursor starts over once the end is reached. */
@@ -108,16 +139,56 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     for (let seen = 0; seen < PASS_TASKS;) {
       const limit = Math.min(PAGE, PASS_TASKS - seen);
       const tasks = await page(this.cursors[cursor], limit);
-      for (const task of tasks) await visit(task);
+      for (const task of tasks) {
+        if (this.stopping.signal.aborted) return;
+        await this.visit(task.id, () => visit(task));
+      }
       seen += tasks.length;
       this.cursors[cursor] = tasks.length < limit ? 0 : tasks[tasks.length - 1].id;
       if (tasks.length < limit) return;
     }
   }
 
+  /**
+   * One task's visit: a failure is logged and the walk goes on to the next task, so that a task that cannot be
+   * reconciled does not hold up those after it; a few failures in a row (Redis or the database gone) end the pass.
+   */
+  private async visit(taskId: number, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+      this.failures = 0;
+    } catch (error) {
+      this.failures += 1;
+      if (this.failures >= FAILURES_IN_A_ROW) {
+        this.failures = 0;
+        throw error;
+      }
+      this.logger.warn(`task ${taskId}: reconciling it with the queue failed: ${failureMessage(error)}`);
+    }
+  }
+
+  /**
+   * Whether a job is lost: missing now, and missing at an earlier pass of this process (with, for a listing, the
+   * same number of items recorded then). A job found missing for the first time is remembered, not yet lost.
+   */
+  private async lost(jobId: string, items?: number): Promise<boolean> {
+    if (!(await this.queue.lacks(jobId))) {
+      this.missing.delete(jobId);
+      return false;
+    }
+    const seen = this.missing.get(jobId);
+    if (seen && seen.pass < this.passes && seen.items === items) {
+      this.missing.delete(jobId);
+      return true;
+    }
+    if (!seen || seen.items !== items) this.missing.set(jobId, { pass: this.passes, items });
+    return false;
+  }
+
   /** A task that has not ended: its listing, its items in the queue, its end, its turn in the queue. */
   private async running(task: Running, before: Date, topUps: Set<number>): Promise<void> {
-    const listingLost = await this.queue.lacks(taskJobId.expand(task.id));
+    const items = task.expanded ? undefined : (await this.store.counts(task.id)).total;
+    const listingLost = await this.lost(taskJobId.expand(task.id), items);
     if (listingLost && !task.expanded) {
       // The listing records nothing twice, queues again the items that were queued, and tops the account up.
       await this.queue.start(task.id);
@@ -125,7 +196,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     }
     const queued = await this.store.queuedPending(task.id);
     const lost: number[] = [];
-    for (const seq of queued) if (await this.queue.lacks(taskJobId.item(task.id, seq))) lost.push(seq);
+    for (const seq of queued) if (await this.lost(taskJobId.item(task.id, seq))) lost.push(seq);
     if (lost.length > 0) {
       await this.queue.addItems(task.id, lost);
       this.recovered(task.id, { item: lost.length });
@@ -141,7 +212,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async webhook(taskId: number): Promise<void> {
-    if (!(await this.queue.lacks(taskJobId.webhook(taskId)))) return;
+    if (!(await this.lost(taskJobId.webhook(taskId)))) return;
     await this.queue.deliverWebhook(taskId);
     this.recovered(taskId, { webhook: 1 });
   }

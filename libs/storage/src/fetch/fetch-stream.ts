@@ -31,14 +31,23 @@ export function toFetchError(error: unknown, label: string): ServiceException {
   if (error instanceof ServiceException) return error;
   logConnectionFailure(label, error);
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  // a response whose connection closed before the end of its body fails its reader with `aborted`
-  const cut = code === 'ECONNRESET' && (error as Error).message === 'aborted';
-  const reason = cut
-    ? ANSWERED_REASONS.ERR_STREAM_PREMATURE_CLOSE
-    : code?.startsWith('HPE_')
-      ? 'the server sent an invalid HTTP response'
-      : ((code && ANSWERED_REASONS[code]) ?? UNREACHABLE);
+  const reason = code?.startsWith('HPE_')
+    ? 'the server sent an invalid HTTP response'
+    : ((code && ANSWERED_REASONS[code]) ?? UNREACHABLE);
   return new ServiceException('FETCH_FAILED', `Download of ${label} failed: ${reason}.`);
+}
+
+/**
+ * What a body that failed before its end (`IncomingMessage.complete` still false) failed with, told as a body cut
+ * short: Node fails such a response with a reset (`ECONNRESET`), which toFetchError would tell as a server never
+ * reached. A ServiceException (the cap, the deadline) stays as it is.
+ */
+export function cutShort(error: unknown, complete: boolean): unknown {
+  if (complete || error instanceof ServiceException) return error;
+  return Object.assign(new Error('the connection closed before the end of the body'), {
+    code: 'ERR_STREAM_PREMATURE_CLOSE',
+    cause: error,
+  });
 }
 
 export function tooLarge(label: string, maxBytes: number, declared?: number): ServiceException {
@@ -110,10 +119,14 @@ export class BodyGuard extends Transform {
   private headLength = 0;
   private settleHead?: (error?: Error) => void;
 
-  /** @param maxBytes largest body accepted, in bytes. */
+  /**
+   * @param maxBytes largest body accepted, in bytes.
+   * @param complete whether the response read is complete (IncomingMessage.complete): a failure before is a cut.
+   */
   constructor(
     private readonly maxBytes: number,
     private readonly label: string,
+    private readonly complete: () => boolean = () => true,
   ) {
     super();
     this.head = new Promise<Buffer>((resolve, reject) => {
@@ -145,7 +158,7 @@ export class BodyGuard extends Transform {
   }
 
   override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
-    const failure = error ? toFetchError(error, this.label) : null;
+    const failure = error ? toFetchError(cutShort(error, this.complete()), this.label) : null;
     this.settleHead?.(failure ?? new ServiceException('FETCH_FAILED', `Download of ${this.label} was closed.`));
     callback(failure);
   }

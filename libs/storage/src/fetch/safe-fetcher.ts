@@ -7,7 +7,7 @@ import { AppConfig, MEDIA_TYPES, ServiceException, SNIFF_BYTES, sniffMediaType }
 import { SampleImages } from '../samples/sample-images';
 import { AddressPolicy, bareHost, type ResolvedAddress } from './address-policy';
 import { describeUrl } from './describe-url';
-import { BodyGuard, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
+import { BodyGuard, cutShort, Deadline, readWhole, toFetchError, tooLarge } from './fetch-stream';
 import { unsuccessfulAnswer } from './http-answer';
 import type { SafeDownload, SafeFetchOptions, SafeFetchResponse, StreamedBody } from './safe-fetcher.types';
 
@@ -131,21 +131,25 @@ export class SafeFetcher implements OnApplicationShutdown {
     if (sample) return this.keep(sample, maxBytes, options);
     let label = describeUrl(start);
     const deadline = new Deadline(this.config.fetchTimeoutMs, label, options.signal);
+    let response: IncomingMessage | undefined;
     try {
-      const { url: final, response } = await this.follow(start, { ...options, method: 'GET' }, deadline);
+      const followed = await this.follow(start, { ...options, method: 'GET' }, deadline);
+      const final = followed.url;
+      response = followed.response;
       label = describeUrl(final);
       const status = response.statusCode ?? 0;
       if (status < 200 || status > 299) {
         response.destroy();
         throw unsuccessfulAnswer('The URL', status);
       }
-      deadline.onAbort((reason) => response.destroy(reason));
-      const buffer = await readWhole(response, maxBytes, label, declaredSize(response.headers), options.reserve);
+      const body = response;
+      deadline.onAbort((reason) => body.destroy(reason));
+      const buffer = await readWhole(body, maxBytes, label, declaredSize(response.headers), options.reserve);
       const sniffed = sniffMediaType(buffer.subarray(0, SNIFF_BYTES));
       const contentType = sniffed ? MEDIA_TYPES[sniffed].mime : headerMediaType(response.headers);
       return { url: final.href, buffer, contentType };
     } catch (error) {
-      throw toFetchError(error, label);
+      throw toFetchError(response ? cutShort(error, response.complete) : error, label);
     } finally {
       deadline.dispose();
     }
@@ -257,7 +261,7 @@ export class SafeFetcher implements OnApplicationShutdown {
       response.destroy();
       throw tooLarge(label, maxBytes, size);
     }
-    const body = new BodyGuard(maxBytes, label);
+    const body = new BodyGuard(maxBytes, label, () => response.complete);
     // Errors surface on `body`; pipeline closes the connection when the body fails or is destroyed.
     pipeline(response, body, () => undefined);
     body.once('close', () => deadline.dispose());
