@@ -118,7 +118,9 @@ export class ScheduleStore {
   /**
    * Up to `limit` ended tasks whose webhook is still to be delivered, ended between `since` and `before`, with ids
    * above `afterId`, in id order. The state is written into the statement, not bound, so that PostgreSQL can use the
-   * partial index IDX_edit_tasks_webhook_pending: a few rows however many tasks have ended.
+   * partial index IDX_edit_tasks_webhook_pending: the tasks with a webhook that have not ended (their state is
+   * `pending` from the start) and the ended ones whose webhook waits, so its size follows the running tasks, not the
+   * history.
    */
   webhooksPendingPage(afterId: number, since: Date, before: Date, limit: number): Promise<EditTaskEntity[]> {
     return this.tasks
