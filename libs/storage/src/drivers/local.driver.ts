@@ -16,8 +16,6 @@ import type {
 
 /** Files being written carry this suffix until they are complete; listings skip them. */
 const PARTIAL = '.partial';
-/** Bound of the folders a driver remembers having made. */
-const MAX_KNOWN_FOLDERS = 1_000;
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -30,17 +28,7 @@ function isMissing(error: unknown): boolean {
  * system), so readers never see half a file.
  */
 export class LocalDriver implements StorageDriver {
-  /** Folders this driver made (or found): a write into one of them skips the mkdir (the temporary bucket is one). */
-  private readonly folders = new Set<string>();
-
   constructor(private readonly root: string) {}
-
-  private async makeFolder(folder: string, again = false): Promise<void> {
-    if (!again && this.folders.has(folder)) return;
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    if (this.folders.size >= MAX_KNOWN_FOLDERS) this.folders.clear();
-    this.folders.add(folder);
-  }
 
   private file(path: string): string {
     const file = join(this.root, path);
@@ -59,20 +47,12 @@ export class LocalDriver implements StorageDriver {
 
   async write(path: string, body: Readable | Buffer, _options?: StorageWriteOptions): Promise<StorageWriteResult> {
     const file = this.file(path);
-    const folder = dirname(file);
-    // a stream cannot be written twice, so its folder is made first every time
-    await this.makeFolder(folder, !Buffer.isBuffer(body));
-    const partial = join(folder, `.${randomBytes(8).toString('hex')}${PARTIAL}`);
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const partial = join(dirname(file), `.${randomBytes(8).toString('hex')}${PARTIAL}`);
     try {
       // A result in memory (every edit's) is one write; a stream goes through a file stream.
-      if (Buffer.isBuffer(body)) {
-        await writeFile(partial, body, { mode: 0o600 }).catch(async (error: unknown) => {
-          // the folder was removed since it was made: made again, once
-          if (!isMissing(error)) throw error;
-          await this.makeFolder(folder, true);
-          await writeFile(partial, body, { mode: 0o600 });
-        });
-      } else await pipeline(body, createWriteStream(partial, { mode: 0o600 }));
+      if (Buffer.isBuffer(body)) await writeFile(partial, body, { mode: 0o600 });
+      else await pipeline(body, createWriteStream(partial, { mode: 0o600 }));
       await rename(partial, file);
     } catch (error) {
       await rm(partial, { force: true });

@@ -56,6 +56,12 @@ function headerMediaType(headers: IncomingHttpHeaders): string | undefined {
   return type || undefined;
 }
 
+/** The type sniffed from a body's first bytes when recognised, else the Content-Type header's media type. */
+function contentTypeOf(head: Buffer, headers: IncomingHttpHeaders): string | undefined {
+  const sniffed = sniffMediaType(head);
+  return sniffed ? MEDIA_TYPES[sniffed].mime : headerMediaType(headers);
+}
+
 function withoutBodyHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
   return Object.fromEntries(
     Object.entries(headers).filter(([name]) => !['content-type', 'content-length'].includes(name.toLowerCase())),
@@ -145,9 +151,7 @@ export class SafeFetcher implements OnApplicationShutdown {
       const body = response;
       deadline.onAbort((reason) => body.destroy(reason));
       const buffer = await readWhole(body, maxBytes, label, declaredSize(response.headers), options.reserve);
-      const sniffed = sniffMediaType(buffer.subarray(0, SNIFF_BYTES));
-      const contentType = sniffed ? MEDIA_TYPES[sniffed].mime : headerMediaType(response.headers);
-      return { url: final.href, buffer, contentType };
+      return { url: final.href, buffer, contentType: contentTypeOf(buffer.subarray(0, SNIFF_BYTES), response.headers) };
     } catch (error) {
       throw toFetchError(response ? cutShort(error, response.complete) : error, label);
     } finally {
@@ -267,12 +271,11 @@ export class SafeFetcher implements OnApplicationShutdown {
     body.once('close', () => deadline.dispose());
     deadline.onAbort((reason) => body.destroy(reason));
     const head = await body.head;
-    const sniffed = sniffMediaType(head);
     return {
       url: url.href,
       status: response.statusCode ?? 0,
       headers: response.headers,
-      contentType: sniffed ? MEDIA_TYPES[sniffed].mime : headerMediaType(response.headers),
+      contentType: contentTypeOf(head, response.headers),
       size,
       body,
     };
