@@ -33,19 +33,20 @@ function usePolling(load: () => Promise<boolean>) {
  * beside the service's error.
  */
 function useCancelTask(reload: () => Promise<unknown>) {
-  const [pending, setPending] = useState<number>();
+  // every cancel under way, so that one ending does not re-enable another's button
+  const [pending, setPending] = useState<ReadonlySet<number>>(new Set());
   const [failed, setFailed] = useState<{ id: number; error: unknown }>();
   async function cancel(task: Pick<TaskSummary, 'id' | 'kind'>) {
     const words = `Cancel ${task.kind} task #${task.id}? Images not started yet are dropped and the task ends CANCELLED; this cannot be undone.`;
     if (!window.confirm(words)) return;
     setFailed(undefined);
-    setPending(task.id);
+    setPending((ids) => new Set(ids).add(task.id));
     try {
       await unwrap(tasksCancel({ path: { id: task.id } }));
     } catch (error) {
       setFailed({ id: task.id, error });
     } finally {
-      setPending(undefined);
+      setPending((ids) => new Set([...ids].filter((id) => id !== task.id)));
       await reload();
     }
   }
@@ -58,10 +59,10 @@ function useCancelTask(reload: () => Promise<unknown>) {
           type="button"
           className="danger"
           aria-label={`Cancel task #${task.id}`}
-          disabled={pending === task.id}
+          disabled={pending.has(task.id)}
           onClick={() => void cancel(task)}
         >
-          {pending === task.id ? 'Cancelling…' : 'Cancel'}
+          {pending.has(task.id) ? 'Cancelling…' : 'Cancel'}
         </button>
       );
     },
