@@ -113,7 +113,7 @@ async function removed(
 ): Promise<{ rgba: Buffer; width: number; height: number }> {
   const res = await editImage(app, {
     input: images.url(`/${index}.jpg`),
-    operations: { background: { remove }, ...more },
+    operations: { background: { remove, color: 'transparent' }, ...more },
     output: { format: 'png' },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -146,6 +146,31 @@ describe('background.remove on the real model', () => {
     }
   });
 
+  it('puts an RGB photo on white by default, as the API family does (a cut-out only when asked)', async () => {
+    const res = await editImage(app, {
+      input: images.url('/0.jpg'),
+      operations: { background: { remove: true } },
+      output: { format: 'png' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { data, info } = await sharp(await fetchResult(app, res.body.data.output.tmp_url))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const truth = cases[0].truth;
+    let background = 0;
+    let white = 0;
+    let translucent = 0;
+    for (let i = 0; i < info.width * info.height; i += 1) {
+      if (data[i * 4 + 3] !== 255) translucent += 1;
+      if (truth[i] !== 0) continue;
+      background += 1;
+      if (data[i * 4] >= 250 && data[i * 4 + 1] >= 250 && data[i * 4 + 2] >= 250) white += 1;
+    }
+    expect(translucent).toBe(0);
+    expect(white / background).toBeGreaterThan(0.95);
+  });
+
   it('crops to the object with clipping', async () => {
     const { width, height } = await removed(0, { clipping: true });
     // The bottle's own box is 480 x 720 less its transparent margins; the canvas is 640 x 880.
@@ -169,7 +194,11 @@ describe('background.remove on the real model', () => {
   it('runs in an asynchronous task too (the same executor), and the result has the object’s alpha', async () => {
     const res = await call(app.url, 'POST', '/v1/image/edit/async', {
       key: app.adminKey,
-      body: { input: images.url('/0.jpg'), operations: { background: { remove: true } }, output: { format: 'png' } },
+      body: {
+        input: images.url('/0.jpg'),
+        operations: { background: { remove: true, color: 'transparent' } },
+        output: { format: 'png' },
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const task = await waitForTask(app.url, app.adminKey, `/v1/image/edit/async/${res.body.data.id}`);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   for (const [index, item] of set.entries()) {
     const res = await editImage(app, {
       input: images.url(`/${index}.jpg`),
-      operations: { background: { remove: true } },
+      operations: { background: { remove: true, color: 'transparent' } },
       output: { format: 'png' },
     });
     expect(res.status, `${item.name}: ${JSON.stringify(res.body)}`).toBe(200);

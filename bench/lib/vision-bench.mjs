@@ -16,7 +16,7 @@ const SERVERS = join(import.meta.dirname, '..', 'servers');
 const REQUEST_TIMEOUT_MS = 300_000;
 /** The upscale modes of the contract's `restorations.upscale`. */
 export const UPSCALE_MODES = ['photo', 'smart_enhance', 'digital_art', 'faces', 'smart_resize'];
-const REMOVE = { background: { remove: true } };
+const REMOVE = { background: { remove: true, color: 'transparent' } };
 
 /** The alpha of a PNG answer, checked to be `width` x `height`. */
 async function alphaOfPng(png, width, height) {

@@ -102,7 +102,7 @@ export function renderVision({
       `(the service's: the whole API process, its model worker threads included). Run time ` +
       `${fixed(seconds / 60, 1)} min, of which ${fixed(waitedMs / 60000, 1)} min waiting for a quieter machine.\n`,
     '### Background removal (JPEG in, PNG with the background transparent out)\n',
-    `- service: \`POST /v1/image/edit\` with \`operations.background.remove: true\`, \`output.format: png\`, the ` +
+    `- service: \`POST /v1/image/edit\` with \`operations.background: {remove: true, color: "transparent"}\`, \`output.format: png\`, the ` +
       'input on a local origin server.',
     reference
       ? `- imgly: \`${reference.package}\` ${reference.version}, its own \`removeBackground\` with its default model ` +

@@ -49,9 +49,31 @@ describe('planning background removal', () => {
     expect(plan({ background: { remove } }).removeBackground).toEqual(expected);
   });
 
-  it('keeps the alpha channel (transparent) when the output format has one', () => {
-    const result = plan({ background: { remove: true } }, { format: { type: 'png' } });
+  it('keeps the alpha channel when the request asks for transparent and the format has one', () => {
+    const result = plan({ background: { remove: true, color: 'transparent' } }, { format: { type: 'png' } });
     expect(result.flatten).toBeUndefined();
+  });
+
+  it('flattens an RGB input onto white by default, also when the format has alpha (the family’s rule)', () => {
+    for (const type of ['png', 'webp', 'avif', 'tiff']) {
+      expect(plan({ background: { remove: true } }, { format: { type } }).flatten, type).toEqual({
+        r: 255,
+        g: 255,
+        b: 255,
+        alpha: 1,
+      });
+    }
+  });
+
+  it('keeps an input with alpha of its own transparent by default', () => {
+    const request = parseEditRequest(
+      { input: 'https://example.com/a.png', operations: { background: { remove: true } } },
+      { input: 'required' },
+    );
+    const rgba = { ...probe, format: 'png' as const, channels: 4, hasAlpha: true };
+    expect(
+      planEdit(request, rgba, { maxPixels: 50_000_000, capabilities: new AllInstalled() }).flatten,
+    ).toBeUndefined();
   });
 
   it('flattens onto white when the format has no alpha (the jpeg input kept as jpeg)', () => {

@@ -96,10 +96,11 @@ export function resolveSides(lengths: SideLengths, width: number, height: number
 }
 
 /**
- * The background: the asked colour; else transparent where the image has alpha (its own, or a removed
- * background) and the format keeps it; else white.
+ * The background: the asked colour; else transparent where the input has alpha of its own and the format keeps
+ * it; else white. A removed background follows the same rule (the family's): an RGB photo gets white unless the
+ * request says `transparent`.
  */
-function backgroundColour(request: EditRequest, hasAlpha: boolean, format: OutputFormat): Rgba {
+function backgroundColour(request: EditRequest, inputHasAlpha: boolean, format: OutputFormat): Rgba {
   const colour = request.operations.background?.color;
   if (colour?.kind === 'transparent') {
     const problem = transparencyProblem(format, request.output.format !== undefined);
@@ -107,7 +108,7 @@ function backgroundColour(request: EditRequest, hasAlpha: boolean, format: Outpu
     return TRANSPARENT;
   }
   if (colour) return { r: colour.r, g: colour.g, b: colour.b, alpha: 1 };
-  return hasAlpha && outputCapabilities(format).alpha ? TRANSPARENT : WHITE;
+  return inputHasAlpha && outputCapabilities(format).alpha ? TRANSPARENT : WHITE;
 }
 
 function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
@@ -225,7 +226,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const format = outputFormat(request, probe, context);
   const removal = planRemoval(request.operations.background);
   const hasAlpha = probe.hasAlpha || removal !== undefined;
-  const fill = backgroundColour(request, hasAlpha, format);
+  const fill = backgroundColour(request, probe.hasAlpha, format);
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };

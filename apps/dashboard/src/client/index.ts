@@ -209,7 +209,6 @@ export type {
   StorageUpdateResponse,
   StorageUpdateResponses,
   StyleTransferDto,
-  TaskAsyncResultDto,
   TaskDto,
   TaskErrorDto,
   TaskErrorPageDto,

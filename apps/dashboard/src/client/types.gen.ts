@@ -1001,21 +1001,6 @@ export type TaskRetryDto = {
   error: string;
 };
 
-export type TaskAsyncResultDto = {
-  /**
-   * Present once the edit is done.
-   */
-  input_object?: TaskInputInfoDto;
-  /**
-   * Present once the edit is done.
-   */
-  output_object?: OutputImageInfoDto;
-  /**
-   * As an edit's `notices` (an extension): present only when an operation asked for left the image as it was.
-   */
-  notices?: Array<EditNoticeDto>;
-};
-
 export type TaskDto = {
   id: number;
   /**
@@ -1045,9 +1030,9 @@ export type TaskDto = {
    */
   retrying: Array<TaskRetryDto>;
   /**
-   * Asynchronous edits only: the one result once done; `{}` while ACCEPTED or PROCESSING and when the edit failed (never null). Batch tasks have no `result`: their answer is `results`.
+   * Asynchronous edits only: the one result once done; absent while ACCEPTED or PROCESSING and when the edit failed (never null, never `{}`). Batch tasks have no `result`: their answer is `results`.
    */
-  result?: TaskAsyncResultDto;
+  result?: TaskResultDto;
 };
 
 export type FolderInputDto = {

@@ -100,7 +100,7 @@ export class TaskBodies {
       yield list.take();
     }
     list.close(`],"retrying":${JSON.stringify(shown)}`);
-    if (task.kind === 'async') list.close(`,"result":${JSON.stringify(first ?? {})}`);
+    if (task.kind === 'async' && first) list.close(`,"result":${JSON.stringify(first)}`);
     list.close('}}');
     yield list.take();
   }

@@ -54,8 +54,11 @@ export interface TaskView {
   errors: TaskError[];
   results: TaskResult[];
   retrying: TaskRetry[];
-  /** Asynchronous edits only: the one result once done, `{}` until then and on failure (never null). */
-  result?: TaskResult | Record<string, never>;
+  /**
+   * Asynchronous edits only: the one result once done. Absent until then and on failure (never null, never `{}`:
+   * the family's schema requires `input_object` and `output_object` in it, and its clients reject an object without).
+   */
+  result?: TaskResult;
 }
 
 /** The route of a task of each kind, below the public base URL. */
@@ -185,7 +188,7 @@ export function taskView(
       attempts: item.attempts,
       error: item.error ?? '',
     })),
-    ...(task.kind === 'async' && { result: results[0] ?? {} }),
+    ...(task.kind === 'async' && results[0] && { result: results[0] }),
   };
 }
 

@@ -35,22 +35,6 @@ export class TaskResultDto implements TaskResult {
   notices?: EditNoticeDto[];
 }
 
-/** An asynchronous edit's `result`: both members once done, none (`{}`) until then and on failure. */
-export class TaskAsyncResultDto implements Partial<TaskResult> {
-  @ApiPropertyOptional({ type: TaskInputInfoDto, description: 'Present once the edit is done.' })
-  input_object?: TaskInputInfoDto;
-
-  @ApiPropertyOptional({ type: OutputImageInfoDto, description: 'Present once the edit is done.' })
-  output_object?: OutputImageInfoDto;
-
-  @ApiPropertyOptional({
-    type: [EditNoticeDto],
-    description:
-      "As an edit's `notices` (an extension): present only when an operation asked for left the image as it was.",
-  })
-  notices?: EditNoticeDto[];
-}
-
 export class TaskErrorDto implements TaskError {
   @ApiProperty({ example: 'The input image cannot be decoded: ...' })
   error: string;
@@ -145,10 +129,9 @@ export class TaskDto implements TaskView {
   retrying: TaskRetryDto[];
 
   @ApiPropertyOptional({
-    type: TaskAsyncResultDto,
-    default: {},
+    type: TaskResultDto,
     description:
-      'Asynchronous edits only: the one result once done; `{}` while ACCEPTED or PROCESSING and when the edit failed (never null). Batch tasks have no `result`: their answer is `results`.',
+      'Asynchronous edits only: the one result once done; absent while ACCEPTED or PROCESSING and when the edit failed (never null, never `{}`). Batch tasks have no `result`: their answer is `results`.',
   })
-  result?: TaskResultDto | Record<string, never>;
+  result?: TaskResultDto;
 }
