@@ -57,16 +57,23 @@ export class KeysController {
     @Body() body: UpdateKeyDto,
     @CurrentPrincipal() caller: Principal,
   ): Promise<KeyResponseDto> {
-    if (Object.values(body).every((value) => value === undefined)) {
+    // `null` removes a member that can be removed (the quota, a rate limit); a name and scopes cannot: absent.
+    const name = body.name ?? undefined;
+    const scopes = body.scopes ?? undefined;
+    if (name === undefined && scopes === undefined && body.quota === undefined && body.rate_limit === undefined) {
       throw ServiceException.validation({ body: ['give at least one of name, scopes, quota, rate_limit'] });
     }
+    const limits = body.rate_limit;
     const { entity, account } = await this.keys.update(
       id,
       {
-        name: body.name,
-        scopes: body.scopes,
+        name,
+        scopes,
         quota: body.quota,
-        rateLimit: body.rate_limit && { perSecond: body.rate_limit.per_second, perMinute: body.rate_limit.per_minute },
+        rateLimit:
+          limits === null
+            ? { perSecond: null, perMinute: null }
+            : limits && { perSecond: limits.per_second, perMinute: limits.per_minute },
       },
       caller,
     );

@@ -17,12 +17,15 @@ export interface CreateKeyInput {
   rateLimit?: { perSecond?: number; perMinute?: number };
 }
 
-/** What `PATCH /v1/keys/{id}` changes; absent members stay. `quota: null`: unlimited. */
+/**
+ * What `PATCH /v1/keys/{id}` changes; absent members stay. `quota: null`: unlimited; a rate limit `null`: the
+ * service's default again.
+ */
 export interface UpdateKeyInput {
   name?: string;
   scopes?: Scope[];
   quota?: number | null;
-  rateLimit?: { perSecond?: number; perMinute?: number };
+  rateLimit?: { perSecond?: number | null; perMinute?: number | null };
 }
 
 export interface CreatedKey {

@@ -27,18 +27,21 @@ export class StoragesService {
 
   async update(caller: Principal, id: number, body: UpdateStorageDto): Promise<StorageEntity> {
     const storage = await this.connections.get(caller.accountId, id);
+    // `null` removes a member inside `parameters`; the top-level members cannot be removed, so there it is absent.
+    const type = body.type ?? undefined;
+    const changes = body.parameters ?? undefined;
     const name = body.name ?? storage.name;
     let spec: StorageSpec;
-    if (body.type !== undefined && body.type !== storage.type) {
-      spec = toStorageSpec(name, body.type, body.parameters ?? {});
+    if (type !== undefined && type !== storage.type) {
+      spec = toStorageSpec(name, type, changes ?? {});
     } else {
       const current = this.connections.connection(storage, { lenient: true });
-      const parameters = mergeParameters(toRequestParameters(current), body.parameters ?? {});
+      const parameters = mergeParameters(toRequestParameters(current), changes ?? {});
       spec = toStorageSpec(name, current.type, parameters);
     }
     if (name !== storage.name) await this.connections.assertNameFree(caller.accountId, name);
     // A rename alone changes nothing the service connects to; anything else is proven reachable first.
-    if (body.type !== undefined || body.parameters !== undefined) await this.connections.check(spec);
+    if (type !== undefined || changes !== undefined) await this.connections.check(spec);
     return this.connections.update(storage, spec);
   }
 

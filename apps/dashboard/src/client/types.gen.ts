@@ -136,9 +136,11 @@ export type UpdateKeyDto = {
   /**
    * A new label.
    */
-  name?: string;
+  name?: {
+    [key: string]: unknown;
+  };
   /**
-   * The scopes the key has from now on (replacing the old ones); `admin` includes everything.
+   * The scopes the key has from now on (replacing the old ones); `admin` includes everything. `null`, like a `null` name, is absent.
    */
   scopes?: Array<'image_editing' | 'image_generation' | 'storage' | 'admin'>;
   /**
@@ -146,9 +148,9 @@ export type UpdateKeyDto = {
    */
   quota?: number | null;
   /**
-   * Per-key rate limits. Operators only.
+   * Per-key rate limits. Operators only. `null` (or a `null` member) returns the key to the service's default.
    */
-  rate_limit?: RateLimitOverrideDto;
+  rate_limit?: RateLimitOverrideDto | null;
 };
 
 export type BucketCredentialsDto = {
@@ -246,10 +248,6 @@ export type CreateStorageDto = {
 };
 
 export type UpdateStorageDto = {
-  /**
-   * New name.
-   */
-  name?: string;
   /**
    * New type; then `parameters` must be complete.
    */
@@ -1328,10 +1326,6 @@ export type CreateStorageDtoWritable = {
 };
 
 export type UpdateStorageDtoWritable = {
-  /**
-   * New name.
-   */
-  name?: string;
   /**
    * New type; then `parameters` must be complete.
    */

@@ -109,10 +109,11 @@ export class UpdateKeyDto {
   @IsString()
   @Length(1, 100)
   @Matches(NO_CONTROL_CHARACTERS, { message: NAME_RULE })
-  name?: string;
+  name?: string | null;
 
   @ApiPropertyOptional({
-    description: 'The scopes the key has from now on (replacing the old ones); `admin` includes everything.',
+    description:
+      'The scopes the key has from now on (replacing the old ones); `admin` includes everything. `null`, like a `null` name, is absent.',
     enum: SCOPES,
     isArray: true,
     example: ['image_editing', 'image_generation'],
@@ -122,7 +123,7 @@ export class UpdateKeyDto {
   @ArrayMinSize(1)
   @ArrayUnique()
   @IsIn(SCOPES, { each: true })
-  scopes?: Scope[];
+  scopes?: Scope[] | null;
 
   @ApiPropertyOptional({
     description:
@@ -139,11 +140,16 @@ export class UpdateKeyDto {
   @Max(2_000_000_000)
   quota?: number | null;
 
-  @ApiPropertyOptional({ description: 'Per-key rate limits. Operators only.', type: RateLimitOverrideDto })
+  @ApiPropertyOptional({
+    description:
+      "Per-key rate limits. Operators only. `null` (or a `null` member) returns the key to the service's default.",
+    type: RateLimitOverrideDto,
+    nullable: true,
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => RateLimitOverrideDto)
-  rate_limit?: RateLimitOverrideDto;
+  rate_limit?: RateLimitOverrideDto | null;
 }
 
 export class ListKeysQueryDto {

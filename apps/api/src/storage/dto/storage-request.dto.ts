@@ -29,16 +29,16 @@ export class CreateStorageDto {
 }
 
 export class UpdateStorageDto {
-  @ApiPropertyOptional({ description: 'New name.' })
+  @ApiPropertyOptional({ description: 'New name. `null` is absent (the name stays), as for `type` and `parameters`.' })
   @IsOptional()
   @IsString()
   @Matches(STORAGE_NAME_PATTERN, { message: STORAGE_NAME_RULE })
-  name?: string;
+  name?: string | null;
 
   @ApiPropertyOptional({ enum: STORAGE_TYPES, description: 'New type; then `parameters` must be complete.' })
   @IsOptional()
   @IsIn(STORAGE_TYPES)
-  type?: StorageType;
+  type?: StorageType | null;
 
   @ApiPropertyOptional({
     ...PARAMETERS_SCHEMA,
@@ -47,5 +47,5 @@ export class UpdateStorageDto {
   })
   @IsOptional()
   @IsObject()
-  parameters?: Record<string, unknown>;
+  parameters?: Record<string, unknown> | null;
 }
