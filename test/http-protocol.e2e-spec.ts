@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -92,5 +93,54 @@ describe('requests Node refuses before routing', () => {
     const res = await rawRequest(t.url, head('GET /health/live', { host, connection: 'close' }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: { status: 'ok' } });
+  });
+});
+
+describe('a request body that stops arriving', () => {
+  let t: TestApp;
+  let host: string;
+
+  beforeAll(async () => {
+    // The whole-request limit far away: what answers here is the body's idle limit.
+    t = await startTestApp({ REQUEST_TIMEOUT_MS: '60000', BODY_IDLE_TIMEOUT_MS: '500' });
+    host = new URL(t.url).host;
+  });
+  afterAll(() => t.close());
+
+  it('is answered 408 in the Error body once nothing came for BODY_IDLE_TIMEOUT_MS, and closed', async () => {
+    const id = randomUUID();
+    const request = head('POST /v1/keys', {
+      host,
+      authorization: `Bearer ${t.adminKey}`,
+      'content-type': 'application/json',
+      'content-length': 1000,
+      'x-request-id': id,
+    });
+    const res = await rawRequest(t.url, `${request}{"name":"`, { timeoutMs: 20_000 });
+    expectErrorAnswer(res, 408, '9008');
+    expect(res.headers['x-request-id']).toBe(id);
+    expect(res.body.error_message).toBe(
+      'The request body stopped arriving: nothing came for 0.5 s (BODY_IDLE_TIMEOUT_MS).',
+    );
+    // answered by the idle limit, well before the whole-request limit of 60 s
+    expect(res.elapsedMs).toBeLessThan(20_000);
+  });
+
+  it('lets a slow but moving body through: a byte every 200 ms for three times the idle limit', async () => {
+    const body = JSON.stringify({ name: 'slow upload key', scopes: ['image_editing'] });
+    const request = head('POST /v1/keys', {
+      host,
+      authorization: `Bearer ${t.adminKey}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    const trickled = body.slice(0, 8).split('');
+    const res = await rawRequest(t.url, request, {
+      timeoutMs: 20_000,
+      more: { chunks: [...trickled, body.slice(8)], everyMs: 200 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.name).toBe('slow upload key');
   });
 });

@@ -17,6 +17,8 @@ export interface RawRequestOptions {
   timeoutMs?: number;
   /** Half-closes the connection after the bytes are written (default false: the server must act on its own). */
   end?: boolean;
+  /** More bytes written after the first ones, a chunk every `everyMs` (a slow but moving body). */
+  more?: { chunks: Array<string | Buffer>; everyMs: number };
 }
 
 /** Splits `HTTP/1.1 408 Request Timeout\r\nheader: v\r\n\r\nbody` into its parts. */
@@ -59,7 +61,18 @@ export function rawRequest(
     const started = Date.now();
     const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) }, () => {
       socket.write(bytes);
-      if (options.end) socket.end();
+      const more = [...(options.more?.chunks ?? [])];
+      const next = () => {
+        const chunk = more.shift();
+        if (chunk === undefined || socket.destroyed) {
+          if (options.end) socket.end();
+          return;
+        }
+        socket.write(chunk);
+        setTimeout(next, options.more?.everyMs ?? 0);
+      };
+      if (more.length > 0) setTimeout(next, options.more?.everyMs ?? 0);
+      else if (options.end) socket.end();
     });
     const timer = setTimeout(() => {
       socket.destroy();

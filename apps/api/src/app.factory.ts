@@ -66,7 +66,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   const fastify = adapter.getInstance();
   acceptJsonBodiesOnly(fastify, config.maxJsonDepth);
-  clientErrors.track(fastify);
+  clientErrors.track(fastify, config.bodyIdleTimeoutMs);
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   closeIdleSocketsOnShutdown(fastify);
   recordRequestMetrics(fastify);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { AppConfig, ErrorWriter } from '@app/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppConfig, ErrorWriter, ServiceException } from '@app/common';
 
 /** After the answer, a client that keeps its side open this long is disconnected. */
 const LINGER_MS = 2_000;
@@ -35,14 +35,52 @@ export class ClientErrorResponder {
 
   constructor(private readonly errors: ErrorWriter) {}
 
-  /** Remembers each request's id, for a timeout during its body. */
-  track(fastify: FastifyInstance): void {
+  /**
+   * Remembers each request's id, for a timeout during its body; and watches a body that is still arriving: when
+   * its connection receives nothing for `bodyIdleMs`, the request is answered 408 and the connection closed (a
+   * body that stopped would otherwise hold it for the whole-request limit). A slow but moving body is left to
+   * that limit. The watch costs one timer per idle period, re-armed while bytes keep coming.
+   */
+  track(fastify: FastifyInstance, bodyIdleMs: number): void {
     fastify.addHook('onRequest', (request, reply, done) => {
       this.ids.set(reply.raw, request.id);
+      if (hasBodyToCome(request)) this.watchBody(request, bodyIdleMs);
       done();
     });
   }
 
+  private watchBody(request: FastifyRequest, idleMs: number): void {
+    const message = request.raw;
+    const socket = message.socket;
+    let seen = socket.bytesRead;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => clearTimeout(timer);
+    const check = () => {
+      if (message.complete || socket.destroyed) return;
+      if (socket.bytesRead !== seen) {
+        seen = socket.bytesRead;
+        timer = setTimeout(check, idleMs);
+        return;
+      }
+      const seconds = Math.round(idleMs / 100) / 10;
+      this.handle(
+        Object.assign(
+          new ServiceException(
+            'REQUEST_TIMEOUT',
+            `The request body stopped arriving: nothing came for ${seconds} s (BODY_IDLE_TIMEOUT_MS).`,
+          ),
+          { code: 'ERR_BODY_IDLE' },
+        ),
+        socket,
+      );
+    };
+    timer = setTimeout(check, idleMs);
+    timer.unref();
+    message.once('end', stop);
+    message.once('close', stop);
+  }
+
+  /** Answers a client error on its socket in the Error body (Node's `clientError`, and the body watch above). */
   readonly handle = (error: Error & { code?: string }, socket: Socket): void => {
     // A reset connection has no one to answer; a second parser error after the answer needs none.
     if (error.code === 'ECONNRESET' || socket.destroyed || this.answered.has(socket)) return;
@@ -57,4 +95,11 @@ export class ClientErrorResponder {
     this.errors.writeRaw(error, socket, requestId);
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
+}
+
+/** Whether a request announces a body that has not fully arrived yet. */
+function hasBodyToCome(request: FastifyRequest): boolean {
+  const headers = request.headers;
+  const announced = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+  return announced && !request.raw.complete;
 }

@@ -87,6 +87,8 @@ export class AppConfig {
   readonly headersTimeoutMs: number;
   /** Longest a client may take to send a whole request, headers and body, in milliseconds (then 408). */
   readonly requestTimeoutMs: number;
+  /** Longest a request body may send nothing at all, in milliseconds (then 408); at most requestTimeoutMs. */
+  readonly bodyIdleTimeoutMs: number;
   /** Minimum level of the structured logs. */
   readonly logLevel: LogLevel;
   /** How log lines are written on standard output. */
@@ -259,6 +261,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (headersTimeoutMs > requestTimeoutMs) {
     read.problem('HEADERS_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
+  const bodyIdleTimeoutMs = read.integer('BODY_IDLE_TIMEOUT_MS', Math.min(30_000, requestTimeoutMs), 100, 3_600_000);
+  if (bodyIdleTimeoutMs > requestTimeoutMs) {
+    read.problem('BODY_IDLE_TIMEOUT_MS', `must not be more than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   const tls = readTls(read);
   const metricsPort = read.integer('METRICS_PORT', 0, 0, 65535);
   if (metricsPort !== 0 && metricsPort === port) read.problem('METRICS_PORT', `must differ from PORT (${port})`);
@@ -291,6 +297,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     maxJsonDepth: read.integer('MAX_JSON_DEPTH', 32, 8, 256),
     headersTimeoutMs,
     requestTimeoutMs,
+    bodyIdleTimeoutMs,
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     metricsPort,
