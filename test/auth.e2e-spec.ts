@@ -163,6 +163,13 @@ describe('API keys, scopes and quotas', () => {
     expect(listed.calls_used).toBe(3);
   });
 
+  it('counts the calls of a key without a quota too (the quota is the limit, not the counter)', async () => {
+    const unlimited = await createKey({ name: 'no quota', scopes: ['admin'] });
+    for (let i = 0; i < 4; i++) expect((await call(t.url, 'GET', '/v1/keys', { key: unlimited.key })).status).toBe(200);
+    const listed = (await admin.get('/v1/keys')).body.data.find((key: { id: number }) => key.id === unlimited.id);
+    expect(listed).toMatchObject({ quota: null, calls_used: 4 });
+  });
+
   it('keeps accounts apart: an account admin sees and revokes only its own keys', async () => {
     const acme = await createKey({ name: 'acme admin', scopes: ['admin'], account: 'acme' });
     expect(acme.account).toBe('acme');

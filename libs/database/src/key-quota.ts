@@ -2,15 +2,16 @@ import type { EntityManager } from 'typeorm';
 import { ApiKeyEntity } from './entities';
 
 /**
- * Charges `calls` to a key's quota in one conditional UPDATE, so that processes charging the same key at once
- * never pass its quota together: true when charged (or the key has no quota: nothing is counted then), false
- * when its calls left cannot cover them (nothing is charged). A negative `calls` gives calls back.
+ * Charges `calls` to a key in one conditional UPDATE, so that processes charging the same key at once never pass
+ * its quota together: true when charged, false when its calls left cannot cover them (nothing is charged then).
+ * Every key counts its calls; the quota, when it has one, is only the limit. A negative `calls` gives calls back
+ * (never below 0: calls made before every key was counted were not recorded).
  */
 export async function chargeKeyCalls(manager: EntityManager, keyId: number, calls: number): Promise<boolean> {
   const result = await manager
     .createQueryBuilder()
     .update(ApiKeyEntity)
-    .set({ callsUsed: () => 'CASE WHEN quota IS NULL THEN calls_used ELSE calls_used + :calls END' })
+    .set({ callsUsed: () => 'CASE WHEN calls_used + :calls < 0 THEN 0 ELSE calls_used + :calls END' })
     .where('id = :id AND (quota IS NULL OR calls_used + :calls <= quota)', { id: keyId, calls })
     .setParameters({ calls })
     .execute();

@@ -112,9 +112,12 @@ export class KeysService {
     };
   }
 
-  /** Counts one call against the key's quota; false when the quota is spent. Atomic across processes. */
+  /**
+   * Counts one call of the key (every key, with a quota or not); false when its quota is spent. Atomic across
+   * processes. `ADMIN_API_KEY` is no row: nothing to count.
+   */
   async consumeCall(principal: Principal): Promise<boolean> {
-    if (principal.keyId === null || principal.quota === null) return true;
+    if (principal.keyId === null) return true;
     return chargeKeyCalls(this.keys.manager, principal.keyId, 1);
   }
 
