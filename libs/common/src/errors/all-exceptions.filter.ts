@@ -15,6 +15,14 @@ import { ServiceException } from './service.exception';
  */
 const ABORTED = new ServiceException('BAD_REQUEST', 'The request was aborted before it arrived whole.');
 
+/** The `error_code` each refused request was answered with, for its log line. */
+const answeredCodes = new WeakMap<object, string>();
+
+/** The `error_code` of the Error body a request was answered with, or undefined when none. */
+export function answeredErrorCode(reply: FastifyReply): string | undefined {
+  return answeredCodes.get(reply.raw);
+}
+
 /**
  * Turns a thrown value into the wire response. Used by the Nest filter (which also receives
  * Fastify's body-parsing errors and unknown routes) and by Fastify's `frameworkErrors` hook
@@ -31,6 +39,7 @@ export class ErrorWriter {
     const response = toErrorResponse(cause, request.id);
     this.log(cause, response, request.id);
     if (reply.sent) return;
+    answeredCodes.set(reply.raw, errorCodeOf(response));
     void reply
       .status(response.status)
       .header(REQUEST_ID_HEADER, request.id)
@@ -89,4 +98,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     this.writer.write(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
+}
+
+/** The `error_code` of an Error body (429's is wrapped in `detail`). */
+function errorCodeOf(response: ErrorResponse): string {
+  return 'detail' in response.body ? response.body.detail.error_code : response.body.error_code;
 }
