@@ -41,7 +41,13 @@ describe('SampleImages: which URLs are read from disk', () => {
     ['http://127.0.0.1:3000/tmp/mug.jpg', 'network'],
     ['http://127.0.0.1:3001/samples/mug.jpg', 'network'],
     ['https://127.0.0.1:3000/samples/mug.jpg', 'network'],
-    ['http://localhost:3000/samples/mug.jpg', 'network'],
+    // the service's own listener in another spelling of loopback (PORT is 3000 here)
+    ['http://localhost:3000/samples/mug.jpg', 'mug.jpg'],
+    ['http://LOCALHOST:3000/samples/plant.jpg', 'plant.jpg'],
+    ['http://[::1]:3000/samples/mug.jpg', 'mug.jpg'],
+    ['http://localhost:3000/samples/other.jpg', 404],
+    ['http://localhost:3001/samples/mug.jpg', 'network'],
+    ['http://user@localhost:3000/samples/mug.jpg', 'network'],
     ['http://127.0.0.2:3000/samples/mug.jpg', 'network'],
     ['http://user@127.0.0.1:3000/samples/mug.jpg', 'network'],
     ['http://user:secret@127.0.0.1:3000/samples/mug.jpg', 'network'],
@@ -57,6 +63,9 @@ describe('SampleImages: which URLs are read from disk', () => {
     expect(proxied.url()).toBe('https://images.example.com/atelier/samples/');
     expect(await answer(proxied, 'https://images.example.com/atelier/samples/mug.jpg')).toBe('mug.jpg');
     expect(await answer(proxied, 'https://images.example.com/samples/mug.jpg')).toBe('network');
+    // behind the proxy, the listener itself (PORT 3000, plain HTTP) still serves its samples at /samples/
+    expect(await answer(proxied, 'http://localhost:3000/samples/mug.jpg')).toBe('mug.jpg');
+    expect(await answer(proxied, 'http://localhost:3000/atelier/samples/mug.jpg')).toBe('network');
   });
 
   it('answers a sample with its bytes, type and size, HEAD without a body, and keeps the caller size cap', async () => {

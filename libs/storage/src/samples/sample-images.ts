@@ -12,6 +12,9 @@ export const SAMPLES_ROUTE = 'samples';
 
 const SAMPLES_FOLDER = join('libs', 'storage', 'samples');
 
+/** The spellings of this machine's loopback that reach the service's own listener at its port. */
+const LOOPBACK_SPELLINGS = ['localhost', '127.0.0.1', '[::1]'];
+
 export interface SampleImage {
   /** File name in libs/storage/samples and last segment of its URL. */
   readonly name: string;
@@ -31,23 +34,33 @@ export const SAMPLE_IMAGES: readonly SampleImage[] = [
 
 /**
  * The sample images the service ships (so that its documented examples work on a fresh install with no network),
- * and the one rule that reads them without a connection: a URL on this service's own origin (PUBLIC_BASE_URL's
- * scheme, host and port, no user name or password) under exactly `<its path>/samples/`. Such a URL never goes to
- * the network, so the address policy's loopback refusal does not apply to it and no request to the service itself
- * is made. Only the files of {@link SAMPLE_IMAGES} are ever read: the name is looked up in that list, never used as
- * a path, and any other name answers 404 without touching the disk.
+ * and the one rule that reads them without a connection: a URL on one of this service's own origins, with no user
+ * name or password, under exactly the samples folder. Its own origins are PUBLIC_BASE_URL's (scheme, host and
+ * port; the folder is `<its path>/samples/`), and the service's own listener reached on loopback in any spelling
+ * (`localhost`, `127.0.0.1`, `[::1]` at PORT, its scheme; the folder is `/samples/`): a client on the same
+ * machine writes either. Such a URL never goes to the network, so the address policy's loopback refusal does not
+ * apply to it and no request to the service itself is made. Only the files of {@link SAMPLE_IMAGES} are ever
+ * read: the name is looked up in that list, never used as a path, and any other name answers 404 without touching
+ * the disk.
  */
 @Injectable()
 export class SampleImages {
   private readonly base: URL;
   /** Path prefix of the samples on the public base URL, e.g. `/samples/`. */
   private readonly prefix: string;
+  /** Each of the service's own origins, with the path prefix of the samples there. */
+  private readonly origins = new Map<string, string>();
   private readonly folder: string;
   private readonly bytes = new Map<string, Promise<Buffer>>();
 
   constructor(config: AppConfig) {
     this.base = new URL(config.publicBaseUrl);
     this.prefix = `${this.base.pathname.replace(/\/+$/, '')}/${SAMPLES_ROUTE}/`;
+    const scheme = config.tls ? 'https' : 'http';
+    for (const host of LOOPBACK_SPELLINGS) {
+      this.origins.set(new URL(`${scheme}://${host}:${config.port}`).origin, `/${SAMPLES_ROUTE}/`);
+    }
+    this.origins.set(this.base.origin, this.prefix);
     // Located at start: an installation without its samples fails now, not at the first example tried.
     this.folder = locateShippedFolder(SAMPLES_FOLDER, __dirname, 'Sample images');
   }
@@ -80,9 +93,10 @@ export class SampleImages {
    */
   async open(url: URL, method: string, maxBytes: number): Promise<SafeFetchResponse | undefined> {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
-    if (url.origin !== this.base.origin || url.username !== '' || url.password !== '') return undefined;
-    if (!url.pathname.startsWith(this.prefix)) return undefined;
-    const sample = this.find(url.pathname.slice(this.prefix.length));
+    const prefix = this.origins.get(url.origin);
+    if (prefix === undefined || url.username !== '' || url.password !== '') return undefined;
+    if (!url.pathname.startsWith(prefix)) return undefined;
+    const sample = this.find(url.pathname.slice(prefix.length));
     if (!sample) return { url: url.href, status: 404, headers: {}, body: Readable.from([]) };
     const bytes = await this.read(sample);
     if (bytes.length > maxBytes) throw tooLarge(describeUrl(url), maxBytes, bytes.length);
