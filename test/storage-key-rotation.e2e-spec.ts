@@ -129,7 +129,9 @@ describe('storage credential key rotation', () => {
   it('re-encrypts webhook secrets with the new key too, which still sign after the old key is gone', async () => {
     const key = async (app: TestApp) => {
       const { accountId } = await app.app.get(DataSource).getRepository(WebhookSecretEntity).findOneByOrFail({});
-      return app.app.get(WebhookSecrets).signingKey(accountId);
+      const [current, ...others] = await app.app.get(WebhookSecrets).signingKeys(accountId);
+      expect(others).toEqual([]);
+      return current;
     };
     const secret = await run({ STORAGE_ENCRYPTION_KEY: oldKey }, async (app) => {
       const res = await client(app.url, app.adminKey).post('/v1/webhooks/secret');

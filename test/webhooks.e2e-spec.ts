@@ -68,17 +68,25 @@ describe('/v1/webhooks/secret', () => {
     const api = client(app.url, keys['tenant-b']);
     const before = await api.get('/v1/webhooks/secret');
     expect(before.status, before.text).toBe(200);
-    expect(before.body).toEqual({ data: { set: false, prefix: null, created_at: null, shown: false } });
+    expect(before.body).toEqual({ data: { set: false, prefix: null, created_at: null, shown: false, previous: null } });
 
     const rotated = await api.post('/v1/webhooks/secret');
     expect(rotated.status, rotated.text).toBe(200);
     const { secret, prefix, created_at } = rotated.body.data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(rotated.body.data).toEqual({ set: true, prefix: secret.slice(0, 14), created_at, shown: true, secret });
+    expect(rotated.body.data).toEqual({
+      set: true,
+      prefix: secret.slice(0, 14),
+      created_at,
+      shown: true,
+      previous: null,
+      dropped_previous: null,
+      secret,
+    });
     expect(Math.abs(Date.parse(created_at) - Date.now())).toBeLessThan(300_000);
 
     const after = await api.get('/v1/webhooks/secret');
-    expect(after.body).toEqual({ data: { set: true, prefix, created_at, shown: true } });
+    expect(after.body).toEqual({ data: { set: true, prefix, created_at, shown: true, previous: null } });
     expect(after.text).not.toContain(secret.slice(14));
     // Stored encrypted, never logged.
     const rows: { secret: string }[] = await app.app.get(DataSource).query('SELECT secret FROM webhook_secrets');
@@ -137,21 +145,42 @@ describe('webhook deliveries', () => {
     const api = client(app.url, keys['tenant-c']);
     await editWithWebhook(keys['tenant-c'], receiver.url('/c/first'));
     const [first] = await receiver.received('/c/first', 1);
-    expect(first.headers['webhook-signature']).toMatch(/^v1,/);
+    expect(first.headers['webhook-signature']).toMatch(/^v1,[^ ]+$/);
     const created = await api.get('/v1/webhooks/secret');
     expect(created.body.data).toMatchObject({ set: true, shown: false });
 
-    const old = await rotate(keys['tenant-c']);
+    // The service's own unseen secret has no overlap: nobody could verify with it.
+    const rotated = await api.post('/v1/webhooks/secret');
+    expect(rotated.body.data).toMatchObject({ previous: null, dropped_previous: null });
+    const old = rotated.body.data.secret as string;
     await editWithWebhook(keys['tenant-c'], receiver.url('/c/second'));
     // Signed when sent, after the task ends: rotate only once it has arrived.
     const [second] = await receiver.received('/c/second', 1);
-    const renewed = await rotate(keys['tenant-c']);
-    expect(renewed).not.toBe(old);
+    const renewed = await api.post('/v1/webhooks/secret');
+    expect(renewed.body.data.secret).not.toBe(old);
+    // The replaced secret signs on beside the new one for the overlap (a day by default): both verify.
+    expect(renewed.body.data.previous.prefix).toBe(old.slice(0, 14));
+    const until = Date.parse(renewed.body.data.previous.until);
+    expect(Math.abs(until - Date.now() - 86_400_000)).toBeLessThan(300_000);
+    expect(renewed.body.data.dropped_previous).toBeNull();
     await editWithWebhook(keys['tenant-c'], receiver.url('/c/third'));
     const [third] = await receiver.received('/c/third', 1);
-    expect([verifies(old, first), verifies(old, second), verifies(old, third)]).toEqual([false, true, false]);
-    expect(verifies(renewed, third)).toBe(true);
-    expect((await api.get('/v1/webhooks/secret')).body.data.prefix).toBe(renewed.slice(0, 14));
+    expect(third.headers['webhook-signature']).toMatch(/^v1,[^ ]+ v1,[^ ]+$/);
+    expect([verifies(old, first), verifies(old, second), verifies(old, third)]).toEqual([false, true, true]);
+    expect(verifies(renewed.body.data.secret, third)).toBe(true);
+    expect((await api.get('/v1/webhooks/secret')).body.data).toMatchObject({
+      prefix: renewed.body.data.secret.slice(0, 14),
+      previous: { prefix: old.slice(0, 14) },
+    });
+
+    // Rotated again within the overlap: the answer says the oldest secret stopped; only the one just replaced signs on.
+    const again = await api.post('/v1/webhooks/secret');
+    expect(again.body.data.dropped_previous).toBe(old.slice(0, 14));
+    expect(again.body.data.previous.prefix).toBe(renewed.body.data.secret.slice(0, 14));
+    await editWithWebhook(keys['tenant-c'], receiver.url('/c/fourth'));
+    const [fourth] = await receiver.received('/c/fourth', 1);
+    expect([verifies(old, fourth), verifies(renewed.body.data.secret, fourth)]).toEqual([false, true]);
+    expect(verifies(again.body.data.secret, fourth)).toBe(true);
   });
 
   it.each([307, 308])(

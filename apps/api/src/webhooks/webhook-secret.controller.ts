@@ -26,18 +26,22 @@ export class WebhookSecretController {
   @ApiOperation({ summary: 'Show the webhook signing secret (metadata only)', description: SIGNING })
   @ApiEnvelope(WebhookSecretResponseDto)
   async show(@CurrentPrincipal() caller: Principal): Promise<WebhookSecretResponseDto> {
-    return toWebhookSecretResponse(await this.secrets.find(caller.accountId));
+    const { entity, previous } = await this.secrets.find(caller.accountId);
+    return toWebhookSecretResponse(entity, previous);
   }
 
   @Post()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create or rotate the webhook signing secret',
-    description: `${SIGNING} The response holds the new secret once; the old one stops signing at once.`,
+    description:
+      `${SIGNING} The response holds the new secret once. The secret it replaces goes on signing beside it for ` +
+      'WEBHOOK_SECRET_OVERLAP_MS (a day by default: `previous`), each delivery carrying both signatures; a second ' +
+      'rotation within that time stops the older secret at once (`dropped_previous` names it).',
   })
   @ApiEnvelope(CreatedWebhookSecretResponseDto)
   async rotate(@CurrentPrincipal() caller: Principal): Promise<CreatedWebhookSecretResponseDto> {
-    const { entity, secret } = await this.secrets.rotate(caller.accountId);
-    return { ...toWebhookSecretResponse(entity), secret };
+    const { entity, secret, previous, dropped } = await this.secrets.rotate(caller.accountId);
+    return { ...toWebhookSecretResponse(entity, previous), secret, dropped_previous: dropped };
   }
 }

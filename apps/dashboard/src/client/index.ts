@@ -149,6 +149,7 @@ export type {
   PaddingObjectDto,
   PngOptionsDto,
   PositionDto,
+  PreviousWebhookSecretDto,
   PrivacyDto,
   PromptSceneDto,
   RateLimitErrorDto,

@@ -535,7 +535,7 @@ export const webhookSecretShow = <ThrowOnError extends boolean = false>(
 /**
  * Create or rotate the webhook signing secret
  *
- * Every task webhook of your account is signed with this secret: headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, the Standard Webhooks form). See docs/batch.md for how a receiver verifies. The response holds the new secret once; the old one stops signing at once.
+ * Every task webhook of your account is signed with this secret: headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, the Standard Webhooks form). See docs/batch.md for how a receiver verifies. The response holds the new secret once. The secret it replaces goes on signing beside it for WEBHOOK_SECRET_OVERLAP_MS (a day by default: `previous`), each delivery carrying both signatures; a second rotation within that time stops the older secret at once (`dropped_previous` names it).
  */
 export const webhookSecretRotate = <ThrowOnError extends boolean = false>(
   options?: Options<WebhookSecretRotateData, ThrowOnError>,

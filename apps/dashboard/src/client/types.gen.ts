@@ -1195,6 +1195,17 @@ export type UsageDto = {
   recent_errors: Array<RecentFailureDto>;
 };
 
+export type PreviousWebhookSecretDto = {
+  /**
+   * Start of the replaced secret.
+   */
+  prefix: string;
+  /**
+   * Until when it goes on signing beside the current one (WEBHOOK_SECRET_OVERLAP_MS after the rotation).
+   */
+  until: string;
+};
+
 export type WebhookSecretResponseDto = {
   /**
    * Whether the account has a signing secret.
@@ -1212,6 +1223,10 @@ export type WebhookSecretResponseDto = {
    * False for a secret the service created itself to sign a webhook before any was asked for: nobody has seen it, so rotate it to get one your receiver can verify with.
    */
   shown: boolean;
+  /**
+   * The secret replaced by the last rotation, while it still signs: each delivery then carries two signatures (`v1,<current> v1,<previous>`), so a receiver can switch to the new secret without losing any. Null when none.
+   */
+  previous: PreviousWebhookSecretDto | null;
 };
 
 export type CreatedWebhookSecretResponseDto = {
@@ -1232,9 +1247,17 @@ export type CreatedWebhookSecretResponseDto = {
    */
   shown: boolean;
   /**
+   * The secret replaced by the last rotation, while it still signs: each delivery then carries two signatures (`v1,<current> v1,<previous>`), so a receiver can switch to the new secret without losing any. Null when none.
+   */
+  previous: PreviousWebhookSecretDto | null;
+  /**
    * The new secret. Shown in this response only; store it with your receiver now.
    */
   secret: string;
+  /**
+   * The prefix of an older secret that this rotation stopped at once: the secret was rotated again while the one before still signed (only the secret just replaced goes on signing). Null when none.
+   */
+  dropped_previous: string | null;
 };
 
 export type BucketCredentialsDtoWritable = {

@@ -89,6 +89,8 @@ export class AppConfig {
   readonly requestTimeoutMs: number;
   /** Longest a request body may send nothing at all, in milliseconds (then 408); at most requestTimeoutMs. */
   readonly bodyIdleTimeoutMs: number;
+  /** How long a rotated webhook secret goes on signing beside the new one, in milliseconds; 0: not at all. */
+  readonly webhookSecretOverlapMs: number;
   /** Minimum level of the structured logs. */
   readonly logLevel: LogLevel;
   /** How log lines are written on standard output. */
@@ -298,6 +300,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     headersTimeoutMs,
     requestTimeoutMs,
     bodyIdleTimeoutMs,
+    webhookSecretOverlapMs: read.integer('WEBHOOK_SECRET_OVERLAP_MS', 86_400_000, 0, 2_592_000_000),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     metricsPort,

@@ -39,14 +39,14 @@ export class WebhookSender {
     url: string,
     body: WebhookBody,
   ): Promise<void> {
-    const key = await this.secrets.signingKey(task.accountId);
+    const keys = await this.secrets.signingKeys(task.accountId);
     const id = webhookDeliveryId(task);
     const timestamp = Math.floor(Date.now() / 1000);
-    const hmac = webhookHmac(key, id, timestamp);
+    const hmacs = keys.map((key) => webhookHmac(key, id, timestamp));
     const check = createHash('sha256');
     let length = 0;
     for await (const chunk of body()) {
-      hmac.update(chunk);
+      for (const hmac of hmacs) hmac.update(chunk);
       check.update(chunk);
       length += chunk.length;
     }
@@ -54,7 +54,7 @@ export class WebhookSender {
     const response = await this.fetcher.open(url, {
       method: 'POST',
       body: { length, open: () => Readable.from(asSigned(body(), digest), { objectMode: false }) },
-      headers: { 'content-type': 'application/json', ...signatureHeaders(id, timestamp, hmac) },
+      headers: { 'content-type': 'application/json', ...signatureHeaders(id, timestamp, hmacs) },
       maxBytes: ANSWER_MAX_BYTES,
       redirects: false,
     });

@@ -35,12 +35,16 @@ export function webhookHmac(key: Buffer, id: string, timestamp: number): Hmac {
   return createHmac('sha256', key).update(`${id}.${timestamp}.`);
 }
 
-/** The signature headers of one delivery attempt, from its HMAC over the whole body (webhookHmac). */
-export function signatureHeaders(id: string, timestamp: number, hmac: Hmac): Record<string, string> {
+/**
+ * The signature headers of one delivery attempt, from its HMACs over the whole body (webhookHmac), one per secret
+ * that signs (two during a rotation's overlap): `v1,<a> v1,<b>`, space-separated as Standard Webhooks lists them.
+ */
+export function signatureHeaders(id: string, timestamp: number, hmacs: Hmac | Hmac[]): Record<string, string> {
+  const signatures = (Array.isArray(hmacs) ? hmacs : [hmacs]).map((hmac) => `v1,${hmac.digest('base64')}`);
   return {
     [WEBHOOK_ID_HEADER]: id,
     [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-    [WEBHOOK_SIGNATURE_HEADER]: `v1,${hmac.digest('base64')}`,
+    [WEBHOOK_SIGNATURE_HEADER]: signatures.join(' '),
   };
 }
 
