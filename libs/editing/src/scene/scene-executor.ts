@@ -125,7 +125,7 @@ export class SceneExecutor {
       const objectSource = await this.source(object, 'object.image_url');
       const templateSource = backdrop && (await this.source(backdrop, 'scene.template_url'));
       const plan = planScene(request, objectSource.probe);
-      const memory = estimateSceneMemory(objectSource.probe, plan);
+      const memory = estimateSceneMemory(objectSource.probe, plan, templateSource?.probe);
       const queued = performance.now();
       signal.throwIfAborted();
       const permit = await this.scenes.gate.acquire(holder, memory);

@@ -217,17 +217,21 @@ function stepContext(source: SceneSource, resources: SceneResources): StepContex
 }
 
 /**
- * Peak memory of a scene, estimated before anything is decoded (as edits are admitted): the object decoded and
- * cut out (about six RGBA frames of the input and, without alpha, the matte's planes at its working size), and
- * the canvas held as the object layer, its mask, the template, the backend's scene, the composite and the
- * encoder's frame (about eight RGBA canvas frames; the images are made one after the other).
+ * Peak memory of a scene in bytes, estimated before anything is decoded (as edits are admitted): the object decoded
+ * and cut out (about six RGBA frames of the input and, without alpha, the matte's planes at its working size); the
+ * template, when there is one, decoded whole before it is cover-fitted (two RGBA frames of its own size: decoded
+ * and resized, the larger of which libvips holds at once); and the canvas held as the object layer, its mask, the
+ * cover-fitted template, the backend's scene, the composite and the encoder's frame (about eight RGBA canvas
+ * frames; the images are made one after the other).
  */
 export function estimateSceneMemory(
   object: Pick<ImageProbe, 'width' | 'height'>,
   plan: Pick<ScenePlan, 'width' | 'height'>,
+  template?: Pick<ImageProbe, 'width' | 'height'>,
 ): number {
   const input = object.width * object.height;
   const matte = matteSize(object.width, object.height);
   const canvas = plan.width * plan.height;
-  return input * 4 * 6 + matte.width * matte.height * 96 + canvas * 4 * 8;
+  const backdrop = template ? template.width * template.height * 4 * 2 : 0;
+  return input * 4 * 6 + matte.width * matte.height * 96 + backdrop + canvas * 4 * 8;
 }
