@@ -122,7 +122,7 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
         .slice(0, 10)
         .map((item) => item.model_name ?? item.title)
         .join(', ');
-      throw this.client.failure(`has no model "${model}" (it has: ${names || 'none'})`, false);
+      throw this.client.failure(`has no model "${model}"`, false, `it has: ${names || 'none'}`);
     }
   }
 }

@@ -130,7 +130,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     }
     if (!installed.includes(job.model)) {
       const list = installed.slice(0, 10).join(', ');
-      throw this.client.failure(`has no checkpoint "${job.model}" (it has: ${list || 'none'})`, false);
+      throw this.client.failure(`has no checkpoint "${job.model}"`, false, `it has: ${list || 'none'}`);
     }
     return job.model;
   }
@@ -155,7 +155,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
       accept: [400],
     });
     if (answer.status === 400) {
-      throw this.client.failure(`refused the workflow: ${this.client.describe(400, answer.body)}`, false);
+      throw this.client.refusal(400, answer.body, 'POST /prompt: it refused the workflow', false);
     }
     return (JSON.parse(answer.body.toString('utf8')) as { prompt_id: string }).prompt_id;
   }
@@ -191,11 +191,11 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     );
     if (entry.status?.status_str === 'error' || failed) {
       const data = failed?.[1] ?? {};
-      const what =
-        failed?.[0] === 'execution_interrupted' ? 'was interrupted' : String(data.exception_message ?? 'failed');
-      throw this.client.failure(
-        `failed at node ${String(data.node_id ?? '?')} (${String(data.node_type ?? '?')}): ${what.trim().slice(0, 300)}`,
-      );
+      // the node named from our own workflow: the generator's text (its exception) goes to the log only
+      const nodeId = String(data.node_id ?? '');
+      const node = this.workflow[nodeId] ? `node ${nodeId} (${this.workflow[nodeId].class_type})` : 'a node';
+      if (failed?.[0] === 'execution_interrupted') throw this.client.failure(`was interrupted at ${node}`);
+      throw this.client.failure(`failed at ${node}`, true, String(data.exception_message ?? ''));
     }
     const saved = Object.entries(entry.outputs ?? {}).sort(([a], [b]) => this.outputRank(a) - this.outputRank(b));
     const image = saved.flatMap(([, output]) => output.images ?? [])[0];
