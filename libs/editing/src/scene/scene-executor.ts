@@ -4,7 +4,7 @@ import { AppConfig, sceneStageDuration, ServiceException } from '@app/common';
 import { estimateSceneMemory, ImagePipeline, type SceneSource } from '@app/image-pipeline';
 import { EditAdmission } from '../admission/edit-admission';
 import { AdmissionGate } from '../admission/admission-gate';
-import type { EditCaller } from '../edit-executor';
+import { generatorAnswerLimits, type EditCaller } from '../edit-executor';
 import { toImageError } from '../image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from '../image-info';
 import { SourceLoader, type EditSource } from '../inputs/source-loader';
@@ -125,7 +125,7 @@ export class SceneExecutor {
       const objectSource = await this.source(object, 'object.image_url');
       const templateSource = backdrop && (await this.source(backdrop, 'scene.template_url'));
       const plan = planScene(request, objectSource.probe);
-      const memory = estimateSceneMemory(objectSource.probe, plan);
+      const memory = estimateSceneMemory(objectSource.probe, plan, generatorAnswerLimits(this.config));
       const queued = performance.now();
       signal.throwIfAborted();
       const permit = await this.scenes.gate.acquire(holder, memory);
