@@ -91,7 +91,7 @@ function factoryWith(endpoint: string): StorageDriverFactory {
 async function firstRequest(factory: StorageDriverFactory, endpoint: string): Promise<unknown> {
   const driver = factory.create(s3(endpoint));
   try {
-    for await (const _ of driver.list('')) break;
+    await driver.list('')[Symbol.asyncIterator]().next();
     return undefined;
   } catch (error) {
     return error;
