@@ -123,7 +123,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
   /** The configured checkpoint, checked against the server's list; none configured: the first it has. */
   private async checkpoint(job: GeneratorJob): Promise<string> {
     const answer = await job.session.request({ method: 'GET', path: '/models/checkpoints' });
-    const installed = JSON.parse(answer.body.toString('utf8')) as string[];
+    const installed = answer.json<string[]>();
     if (job.model === undefined) {
       if (installed.length === 0) throw this.client.failure('has no checkpoint installed (models/checkpoints)', false);
       return installed[0];
@@ -142,7 +142,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     form.append('type', 'input');
     form.append('overwrite', 'true');
     const answer = await session.request({ method: 'POST', path: '/upload/image', form, idempotent: true });
-    const { name, subfolder } = JSON.parse(answer.body.toString('utf8')) as { name: string; subfolder?: string };
+    const { name, subfolder } = answer.json<{ name: string; subfolder?: string }>();
     return subfolder ? `${subfolder}/${name}` : name;
   }
 
@@ -157,7 +157,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     if (answer.status === 400) {
       throw this.client.refusal(400, answer.body, 'POST /prompt: it refused the workflow', false);
     }
-    return (JSON.parse(answer.body.toString('utf8')) as { prompt_id: string }).prompt_id;
+    return answer.json<{ prompt_id: string }>().prompt_id;
   }
 
   /**
@@ -181,7 +181,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
 
   private async historyEntry(session: GeneratorSession, promptId: string): Promise<HistoryEntry | undefined> {
     const answer = await session.request({ method: 'GET', path: `/history/${encodeURIComponent(promptId)}` });
-    return (JSON.parse(answer.body.toString('utf8')) as Record<string, HistoryEntry>)[promptId];
+    return answer.json<Record<string, HistoryEntry>>()[promptId];
   }
 
   /** A finished entry's image; undefined while it has none; a failure for an execution error. */
@@ -206,10 +206,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
   /** Where the prompt is in ComfyUI's queue: running, pending or absent. */
   private async queueState(session: GeneratorSession, promptId: string): Promise<'running' | 'pending' | 'absent'> {
     const answer = await session.request({ method: 'GET', path: '/queue' });
-    const queue = JSON.parse(answer.body.toString('utf8')) as {
-      queue_running?: unknown[][];
-      queue_pending?: unknown[][];
-    };
+    const queue = answer.json<{ queue_running?: unknown[][]; queue_pending?: unknown[][] }>();
     if ((queue.queue_running ?? []).some((item) => item[1] === promptId)) return 'running';
     if ((queue.queue_pending ?? []).some((item) => item[1] === promptId)) return 'pending';
     return 'absent';

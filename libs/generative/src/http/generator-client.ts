@@ -51,6 +51,8 @@ export interface GeneratorAnswer {
   status: number;
   headers: Headers;
   body: Buffer;
+  /** The body as a JSON object or array; anything else (HTML, text, `null`) is a 502 naming the generator. */
+  json<T extends object>(): T;
 }
 
 /** The base URL without its user name and password (fetch refuses them), and those as a Basic header. */
@@ -175,7 +177,25 @@ export class GeneratorClient {
       body = request.form;
     }
     const response = await fetch(url, { method: request.method, headers, body, signal, redirect: 'error' });
-    return { status: response.status, headers: response.headers, body: await this.readCapped(response, request) };
+    const bytes = await this.readCapped(response, request);
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: bytes,
+      json: <T extends object>() => this.parseJson<T>(bytes, response.status, request),
+    };
+  }
+
+  private parseJson<T extends object>(body: Buffer, status: number, request: GeneratorRequest): T {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed === 'object' && parsed !== null) return parsed as T;
+    const what = `${request.method} ${pathOf(request.path)}`;
+    throw this.failure(`answered ${status} without a JSON object (${what})`, false, body.toString('utf8'));
   }
 
   private async readCapped(response: Response, request: GeneratorRequest): Promise<Buffer> {

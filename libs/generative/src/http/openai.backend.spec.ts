@@ -125,6 +125,19 @@ describe('OpenAiBackend', () => {
     expect(fake.to('POST /v1/images/edits')).toHaveLength(1);
   });
 
+  it('answers 502, not 500, when a 200 is no JSON object (a proxy page, `null`)', async () => {
+    await start();
+    for (const body of ['<html><body>Welcome to nginx!</body></html>', 'null']) {
+      fake.fail('POST /v1/images/edits', { status: 200, body, headers: { 'content-type': 'text/html' } });
+      const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
+      expect(error.status).toBe(502);
+      expect(error.message).toMatch(
+        /^OpenAI-compatible API at 127\.0\.0\.1:\d+ answered 200 without a JSON object \(POST \/v1\/images\/edits\)$/,
+      );
+      expect(warnings).toContain(`it said: ${body}`);
+    }
+  });
+
   it('never repeats the API key, even when the server echoes it', async () => {
     await start({ echoKey: true });
     const wrong = 'sk-live-WRONGKEY-9876543210abcdef';
