@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editImage } from './helpers/edit-client';
 import { pngClaiming } from './helpers/fake-generators/fake-server';
 import { OpenAiFake } from './helpers/fake-generators/openai';
+import { createScene, productImage } from './helpers/scene-fixtures';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
       .png()
       .toBuffer(),
   );
+  images.put('/bottle.png', await productImage());
   generator = await new OpenAiFake({ apiKey: KEY }).start();
   elsewhere = await new OpenAiFake({ apiKey: KEY }).start('127.0.0.2');
   app = await startTestApp({
@@ -41,6 +43,8 @@ beforeAll(async () => {
     // one edit at a time and none waiting: an edit that keeps its slot makes the next one 503
     EDIT_CONCURRENCY: '1',
     EDIT_QUEUE_LIMIT: '0',
+    SCENE_CONCURRENCY: '1',
+    SCENE_QUEUE_LIMIT: '0',
   });
 });
 
@@ -56,6 +60,31 @@ const STYLE = { generative: { style_transfer: { prompt: 'watercolour' } } };
 
 function restyle() {
   return editImage(app, { input: images.url('/photo.png'), operations: STYLE, output: { format: 'png' } });
+}
+
+/** Sends `body` to `path` and goes away as soon as the generator has the job: resolves when it has gone. */
+async function leaveWhenGenerating(path: string, body: unknown): Promise<void> {
+  const before = generator.to(EDITS).length;
+  const client = new AbortController();
+  const gone = fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: client.signal,
+  }).catch(() => undefined);
+  await until(() => generator.to(EDITS).length > before, 'the generator received the job');
+  client.abort();
+  await gone;
+}
+
+/** The request again while it answers 503 (a slot still being given back), a bounded number of times. */
+async function onceFree(send: () => ReturnType<typeof editImage>) {
+  let res = await send();
+  for (let attempt = 0; attempt < 20 && res.status === 503; attempt += 1) {
+    await new Promise((r) => setTimeout(r, 100));
+    res = await send();
+  }
+  return res;
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -127,25 +156,32 @@ describe('a hostile generator', () => {
 
   it('answering slowly after the client went away: the generator call is dropped and the slot given back', async () => {
     generator.fail(EDITS, { slow: { ms: 120_000, status: 200, body: { created: 1, data: [] } } });
-    const before = generator.to(EDITS).length;
-    const client = new AbortController();
-    const gone = fetch(`${app.url}/v1/image/edit`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: images.url('/photo.png'), operations: STYLE }),
-      signal: client.signal,
-    }).catch(() => undefined);
-    await until(() => generator.to(EDITS).length > before, 'the generator received the edit');
-    client.abort();
-    await gone;
+    const dropped = generator.abandoned;
+    await leaveWhenGenerating('/v1/image/edit', { input: images.url('/photo.png'), operations: STYLE });
     // the service closes its connection to the generator (it answers in two minutes)...
-    await until(() => generator.abandoned === 1, 'the generator call was dropped');
+    await until(() => generator.abandoned === dropped + 1, 'the generator call was dropped');
     // ...and the one edit slot is free again (EDIT_QUEUE_LIMIT 0: a held slot answers 503)
-    let res = await editImage(app, { input: images.url('/photo.png'), operations: {} });
-    for (let attempt = 0; attempt < 20 && res.status === 503; attempt += 1) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await editImage(app, { input: images.url('/photo.png'), operations: {} });
-    }
+    const res = await onceFree(() => editImage(app, { input: images.url('/photo.png'), operations: {} }));
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it('answering a scene slowly after the client went away: the same, for the scene slot', async () => {
+    generator.fail(EDITS, { slow: { ms: 120_000, status: 200, body: { created: 1, data: [] } } });
+    const dropped = generator.abandoned;
+    await leaveWhenGenerating('/v1/scene/create', {
+      object: { image_url: images.url('/bottle.png') },
+      scene: { prompt: 'oak table' },
+      output: { number_of_images: 1 },
+    });
+    await until(() => generator.abandoned === dropped + 1, 'the generator call was dropped');
+    // SCENE_QUEUE_LIMIT 0: a held scene slot answers 503 SCENE_BUSY; shadows stay local
+    const res = await onceFree(() =>
+      createScene(app, {
+        object: { image_url: images.url('/bottle.png') },
+        scene: { effect: 'shadows' },
+        output: { number_of_images: 1 },
+      }),
+    );
     expect(res.status, res.text).toBe(200);
   });
 });

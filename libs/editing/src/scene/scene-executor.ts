@@ -76,8 +76,9 @@ export class SceneExecutor {
   /**
    * The scene within SCENE_TIMEOUT_MS: past it the client gets 504 SCENE_TIMEOUT at once, and the work still under
    * way stops at its next stage (no result is written after the limit; its holds are released when it ends).
+   * `gone`: aborted when the client has gone; the work stops the same way (a generator call at once).
    */
-  async create(caller: EditCaller, request: SceneRequest): Promise<SceneResult> {
+  async create(caller: EditCaller, request: SceneRequest, gone?: AbortSignal): Promise<SceneResult> {
     if (!this.capabilities.available('generative')) {
       throw new ServiceException(
         'OPERATION_NOT_IMPLEMENTED',
@@ -95,10 +96,14 @@ export class SceneExecutor {
         reject(reason);
       }, limitMs);
     });
+    const leave = () => controller.abort(gone?.reason);
+    if (gone?.aborted) leave();
+    else gone?.addEventListener('abort', leave, { once: true });
     const work = this.run(caller, request, controller.signal);
     try {
       return await Promise.race([work, limit]);
     } finally {
+      gone?.removeEventListener('abort', leave);
       clearTimeout(timer);
       work.catch(() => undefined);
     }
