@@ -143,20 +143,25 @@ export class EditExecutor {
     const notices: EditNotice[] = [];
     const label = `${probe.format} ${probe.width}x${probe.height}`;
     const memory = estimatePixelMemory(probe, plan, generatorAnswerLimits(this.config));
-    const result = await this.admission.runPixels(holder, memory, label, () =>
-      timedStage('pixels', async () => {
-        signal?.throwIfAborted();
-        try {
-          if (request.operations.privacy?.identity_crop) {
-            const faces = await this.pipeline.findFaces(source.bytes, probe);
-            if (faces.length === 0) notices.push(NO_FACE_FOUND);
-            plan = planEdit(request, probe, { ...planContext, faces });
+    const result = await this.admission.runPixels(
+      holder,
+      memory,
+      label,
+      () =>
+        timedStage('pixels', async () => {
+          signal?.throwIfAborted();
+          try {
+            if (request.operations.privacy?.identity_crop) {
+              const faces = await this.pipeline.findFaces(source.bytes, probe);
+              if (faces.length === 0) notices.push(NO_FACE_FOUND);
+              plan = planEdit(request, probe, { ...planContext, faces });
+            }
+            return await this.pipeline.run(source.bytes, probe, plan, { replan, assets, signal });
+          } catch (error) {
+            throw signal?.aborted ? signal.reason : toImageError(error);
           }
-          return await this.pipeline.run(source.bytes, probe, plan, { replan, assets, signal });
-        } catch (error) {
-          throw signal?.aborted ? signal.reason : toImageError(error);
-        }
-      }),
+        }),
+      signal,
     );
     return { probe, result, name: source.name, notices };
   }

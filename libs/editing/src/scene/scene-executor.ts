@@ -133,7 +133,7 @@ export class SceneExecutor {
       const memory = estimateSceneMemory(objectSource.probe, plan, generatorAnswerLimits(this.config));
       const queued = performance.now();
       signal.throwIfAborted();
-      const permit = await this.scenes.gate.acquire(holder, memory);
+      const permit = await this.scenes.gate.acquire(holder, memory, signal);
       stages.queue = Math.round(performance.now() - queued);
       let outcome;
       try {
