@@ -159,7 +159,10 @@ describe('GeneratorClient', () => {
         const error = await rejected(session.request({ method: 'GET', path: url }));
         expect(error.codeName).toBe('GENERATOR_FAILED');
         expect(error.retryable).toBe(false);
-        expect(error.message).toMatch(/answered with a URL outside its own origin \(.+\): not fetched$/);
+        expect(error.message).toMatch(
+          /^Test generator at 127\.0\.0\.1:\d+ answered with a URL outside its own origin: not fetched$/,
+        );
+        expect(logged.at(-1)).toBe(`${error.message}; it said: ${new URL(url).host}`);
       }
       expect(other.connections).toBe(0);
       expect(fake.connections).toBe(0);

@@ -153,8 +153,8 @@ export class GeneratorClient {
       url = undefined;
     }
     if (url?.origin !== this.base.origin) {
-      const host = url?.host ?? 'an unreadable URL';
-      throw this.failure(`answered with a URL outside its own origin (${host}): not fetched`, false);
+      // the host is the generator's text: in the log only
+      throw this.failure('answered with a URL outside its own origin: not fetched', false, url?.host ?? path);
     }
     return url;
   }
@@ -194,7 +194,7 @@ export class GeneratorClient {
       parsed = undefined;
     }
     if (typeof parsed === 'object' && parsed !== null) return parsed as T;
-    const what = `${request.method} ${pathOf(request.path)}`;
+    const what = requestName(request);
     throw this.failure(`answered ${status} without a JSON object (${what})`, false, body.toString('utf8'));
   }
 
@@ -202,7 +202,7 @@ export class GeneratorClient {
     const limit = this.options.config.maxResponseBytes;
     const tooLarge = () =>
       this.failure(
-        `answered more than ${limit} bytes (GENERATIVE_MAX_RESPONSE_BYTES) to ${request.method} ${pathOf(request.path)}`,
+        `answered more than ${limit} bytes (GENERATIVE_MAX_RESPONSE_BYTES) to ${requestName(request)}`,
         false,
       );
     const declared = Number(response.headers.get('content-length'));
@@ -243,9 +243,13 @@ export class GeneratorClient {
   }
 }
 
-/** A request's path without its query (what errors name: a query may carry file names or ids). */
-function pathOf(path: string): string {
-  return path.split('?')[0];
+/**
+ * A request as errors name it: `POST /prompt`, without the query (it may carry file names or ids); a URL the
+ * generator gave is not repeated (its text is the generator's).
+ */
+function requestName(request: GeneratorRequest): string {
+  if (/^https?:\/\//i.test(request.path)) return `${request.method} of the URL it answered`;
+  return `${request.method} ${request.path.split('?')[0]}`;
 }
 
 /** The network error's code (`ECONNREFUSED`), from fetch's TypeError or its cause. */
@@ -284,7 +288,7 @@ export class GeneratorSession {
   async request(request: GeneratorRequest): Promise<GeneratorAnswer> {
     const idempotent = request.idempotent ?? request.method === 'GET';
     const url = this.client.urlOf(request.path);
-    const what = `${request.method} ${pathOf(request.path)}`;
+    const what = requestName(request);
     for (let attempt = 0; ; attempt += 1) {
       this.stopIfAborted();
       const last = attempt >= this.client.retries;
