@@ -169,6 +169,15 @@ describe('ComfyUiBackend', () => {
     expect(fake.to('POST /prompt')).toHaveLength(1);
   });
 
+  it('refuses a prompt id that is no id (it would go into paths and messages)', async () => {
+    fake.fail('POST /prompt', { status: 200, body: { prompt_id: '../../queue?<b>x</b>', number: 1, node_errors: {} } });
+    const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
+    expect(error.status).toBe(502);
+    expect(error.message).toMatch(/^ComfyUI at 127\.0\.0\.1:\d+ answered POST \/prompt without a usable prompt id$/);
+    expect(warnings).toContain('it said: ../../queue?<b>x</b>');
+    expect(fake.requests.filter((request) => request.path.startsWith('/history/'))).toHaveLength(0);
+  });
+
   it('names the node and exception of an execution error', async () => {
     fake.executionError = {
       nodeId: '8',

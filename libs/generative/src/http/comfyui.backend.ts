@@ -157,7 +157,12 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     if (answer.status === 400) {
       throw this.client.refusal(400, answer.body, 'POST /prompt: it refused the workflow', false);
     }
-    return answer.json<{ prompt_id: string }>().prompt_id;
+    const id = answer.json<{ prompt_id?: unknown }>().prompt_id;
+    // it goes into paths and messages: an id of ComfyUI's shape (a UUID) or the caller's, nothing else
+    if (typeof id !== 'string' || !/^[\w-]{1,64}$/.test(id)) {
+      throw this.client.failure('answered POST /prompt without a usable prompt id', false, String(id));
+    }
+    return id;
   }
 
   /**
