@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ServiceException } from '@app/common';
@@ -110,6 +110,21 @@ describe("StorageDriverFactory: the temporary bucket's addresses, not only its s
     const at = (url: string) => url.replace('PORT', String(port));
     const before = connections;
     const error = await firstRequest(factoryWith(at(temporary)), at(tenant));
+    expect(error).toMatchObject({
+      status: 422,
+      details: { 'parameters.endpoint': [expect.stringMatching(/own internal store/)] },
+    });
+    expect(connections).toBe(before);
+  });
+
+  it('judges every connection to a named endpoint by the addresses it is given (a name that moves onto the store)', async () => {
+    const guard = factoryWith(`http://127.0.0.1:${port}`).guardOf(new URL(`http://localhost:${port}`));
+    const before = connections;
+    const agent = new Agent({ lookup: guard.lookup });
+    const error = await new Promise<unknown>((resolve) => {
+      get({ host: 'localhost', port, path: '/', agent }, (res) => resolve(res.statusCode)).on('error', resolve);
+    });
+    agent.destroy();
     expect(error).toMatchObject({
       status: 422,
       details: { 'parameters.endpoint': [expect.stringMatching(/own internal store/)] },

@@ -86,8 +86,9 @@ export class StorageDriverFactory {
    * The address policy for a tenant's endpoint, and one rule more: no address it resolves to (at its port) may be
    * one of the temporary bucket's, whatever the spelling (`localhost` for `127.0.0.1`, `[::ffff:10.0.0.5]`, a
    * second name of the store). Checked on the endpoint before the first request and on every connection.
+   * @internal (public for its spec: the per-connection `lookup`)
    */
-  private guardOf(endpoint: URL): EndpointGuard {
+  guardOf(endpoint: URL): EndpointGuard {
     const policy = this.policy;
     const port = portOf(endpoint);
     const refuseInternal = async (addresses: string[]) => {
@@ -95,13 +96,16 @@ export class StorageDriverFactory {
       const internal = await this.internalAddresses();
       if (addresses.some((address) => internal.has(addressKey(address, port)))) throw internalStore();
     };
+    // the addresses the policy hands to the connection are the ones judged (no second resolution to race)
     const lookup: LookupFunction = (hostname, options, callback) => {
-      addressesOf(hostname)
-        .then(refuseInternal)
-        .then(
-          () => policy.lookup(hostname, options, callback),
-          (error: Error) => callback(error, ''),
+      policy.lookup(hostname, options, (error, address, family) => {
+        if (error) return callback(error, '');
+        const given = typeof address === 'string' ? [address] : address.map((answer) => answer.address);
+        refuseInternal(given).then(
+          () => (typeof address === 'string' ? callback(null, address, family) : callback(null, address)),
+          (refusal: Error) => callback(refusal, ''),
         );
+      });
     };
     return {
       async resolve(url: URL) {
