@@ -4,6 +4,7 @@ import {
   estimatePixelMemory,
   ImagePipeline,
   type EditAssets,
+  type GeneratorAnswerLimits,
   type ImageProbe,
   type PipelineResult,
 } from '@app/image-pipeline';
@@ -40,6 +41,16 @@ export interface EditResult {
 }
 
 /**
+ * The limits of an HTTP generator's encoded answer, counted in admission (memory-estimate.ts); undefined for the
+ * local backend, which answers pixels of the job's size.
+ */
+export function generatorAnswerLimits(config: AppConfig): GeneratorAnswerLimits | undefined {
+  const { backend, maxResponseBytes } = config.generative;
+  if (backend === 'local' || backend === 'none') return undefined;
+  return { maxPixels: config.maxInputPixels, responseBytes: maxResponseBytes };
+}
+
+/**
  * Input -> pipeline -> output -> ImageInfo: the one implementation of an edit, for the API's synchronous
  * routes and for background tasks. Everything that can be refused without the image is refused first
  * (the request, the destination), then the image's header (type, pixel limit), then the plan.
@@ -57,9 +68,16 @@ export class EditExecutor {
 
   /**
    * Reading the input holds only its bytes, in the input budget (EditAdmission); the pixel work then waits
-   * for a slot and its estimated memory. The result is written after both are given back.
+   * for a slot and its estimated memory. The result is written after both are given back. `signal`: aborted when
+   * the client has gone (a synchronous request): no pixel work starts after it, and a generator call under way
+   * (outpaint, style transfer) stops, so that the slot is given back.
    */
-  async execute(caller: EditCaller, request: EditRequest, upload?: EditUpload): Promise<EditResult> {
+  async execute(
+    caller: EditCaller,
+    request: EditRequest,
+    upload?: EditUpload,
+    signal?: AbortSignal,
+  ): Promise<EditResult> {
     const { accountId, holder } = caller;
     const destination = await this.results.destination(
       accountId,
@@ -78,7 +96,7 @@ export class EditExecutor {
         const field = 'operations.generative.style_transfer.style_reference_image';
         assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
       }
-      edited = await this.edit(holder, request, source, destination, assets);
+      edited = await this.edit(holder, request, source, destination, assets, signal);
     } finally {
       hold.release();
     }
@@ -102,6 +120,7 @@ export class EditExecutor {
     source: EditSource,
     destination: ResolvedReference | undefined,
     assets: EditAssets,
+    signal: AbortSignal | undefined,
   ) {
     const probe = await timedStage('probe', async () => {
       const found = await this.probe(source.bytes);
@@ -123,19 +142,26 @@ export class EditExecutor {
       planEdit(request, { ...probe, displayWidth: size.width, displayHeight: size.height }, planContext);
     const notices: EditNotice[] = [];
     const label = `${probe.format} ${probe.width}x${probe.height}`;
-    const result = await this.admission.runPixels(holder, estimatePixelMemory(probe, plan), label, () =>
-      timedStage('pixels', async () => {
-        try {
-          if (request.operations.privacy?.identity_crop) {
-            const faces = await this.pipeline.findFaces(source.bytes, probe);
-            if (faces.length === 0) notices.push(NO_FACE_FOUND);
-            plan = planEdit(request, probe, { ...planContext, faces });
+    const memory = estimatePixelMemory(probe, plan, generatorAnswerLimits(this.config));
+    const result = await this.admission.runPixels(
+      holder,
+      memory,
+      label,
+      () =>
+        timedStage('pixels', async () => {
+          signal?.throwIfAborted();
+          try {
+            if (request.operations.privacy?.identity_crop) {
+              const faces = await this.pipeline.findFaces(source.bytes, probe);
+              if (faces.length === 0) notices.push(NO_FACE_FOUND);
+              plan = planEdit(request, probe, { ...planContext, faces });
+            }
+            return await this.pipeline.run(source.bytes, probe, plan, { replan, assets, signal });
+          } catch (error) {
+            throw signal?.aborted ? signal.reason : toImageError(error);
           }
-          return await this.pipeline.run(source.bytes, probe, plan, replan, assets);
-        } catch (error) {
-          throw toImageError(error);
-        }
-      }),
+        }),
+      signal,
     );
     return { probe, result, name: source.name, notices };
   }

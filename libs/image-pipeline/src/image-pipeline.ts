@@ -26,6 +26,13 @@ export interface PipelineResult {
   height: number;
 }
 
+/** What a run may take besides the input and its plan (see {@link ImagePipeline.run}). */
+export interface RunOptions {
+  replan?: Replan;
+  assets?: EditAssets;
+  signal?: AbortSignal;
+}
+
 /**
  * The one place that runs sharp. `probe` reads the header and refuses images over the pixel limit before
  * any pixel is decoded; `run` applies an {@link EditPlan} step by step, in the order of
@@ -74,24 +81,17 @@ export class ImagePipeline implements OnApplicationShutdown {
   /**
    * Runs `plan` on the input. `replan` gives the plan for another size of the image entering padding and
    * resizing: a step that crops (background clipping) calls for it, since the planner sized those steps from the
-   * whole input.
+   * whole input. `signal`: the client has gone; a generator call under way stops (outpaint, style transfer).
    */
-  async run(
-    bytes: Buffer,
-    probe: ImageProbe,
-    plan: EditPlan,
-    replan?: Replan,
-    assets?: EditAssets,
-  ): Promise<PipelineResult> {
-    return this.withThreads(probe, () => this.process(bytes, probe, plan, replan, assets));
+  async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan, options: RunOptions = {}): Promise<PipelineResult> {
+    return this.withThreads(probe, () => this.process(bytes, probe, plan, options));
   }
 
   private async process(
     bytes: Buffer,
     probe: ImageProbe,
     plan: EditPlan,
-    replan?: Replan,
-    assets?: EditAssets,
+    { replan, assets, signal }: RunOptions,
   ): Promise<PipelineResult> {
     const context = {
       bytes,
@@ -107,6 +107,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       superResolver: this.superResolver,
       generative: this.generative,
       assets,
+      signal,
     };
     const stage = await runSteps(context);
     const { data, info } = await timedStage('encode', () => stage.image.toBuffer({ resolveWithObject: true }));

@@ -85,4 +85,29 @@ describe('estimatePixelMemory', () => {
     expect(bytes / MIB).toBeGreaterThan(800);
     expect(bytes / MIB).toBeLessThan(1000);
   });
+
+  it("counts an HTTP generator's answer for outpaint and style transfer: its bytes twice and its pixels as RGBA", () => {
+    const style: EditPlan = {
+      ...JPEG_OUT,
+      styleTransfer: { reference: false, styleStrength: 0.5, denoisingStrength: 0.5, depthStrength: 0.5 },
+    };
+    const answer = { maxPixels: 50_000_000, responseBytes: 8 * MIB };
+    const local = estimatePixelMemory(probe('jpeg'), style);
+    // 1 MP job: the answer may have 2048 x 2048 pixels (16 MiB as RGBA) and 8 MiB of bytes, held twice
+    expect((estimatePixelMemory(probe('jpeg'), style, answer) - local) / MIB).toBeCloseTo(16 + 16, 5);
+    const outpaint: EditPlan = {
+      ...JPEG_OUT,
+      outpaint: {
+        width: 2048,
+        height: 2048,
+        inner: { left: 512, top: 512, width: 1024, height: 1024 },
+        feather: { x: 0, y: 0 },
+      },
+    };
+    const canvas = estimatePixelMemory(probe('jpeg'), outpaint);
+    // a 4 MP canvas: up to 16 MP answered (64 MiB as RGBA), never more than MAX_INPUT_PIXELS
+    expect((estimatePixelMemory(probe('jpeg'), outpaint, answer) - canvas) / MIB).toBeCloseTo(64 + 16, 5);
+    const capped = { ...answer, maxPixels: 8 * MIB };
+    expect((estimatePixelMemory(probe('jpeg'), outpaint, capped) - canvas) / MIB).toBeCloseTo(32 + 16, 5);
+  });
 });

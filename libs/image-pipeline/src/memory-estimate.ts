@@ -49,11 +49,42 @@ const MATTE_BYTES_PER_PIXEL = 96;
  */
 const OUTPAINT_FRAMES = 6;
 const STYLE_FRAMES = 3;
+/**
+ * A generator's answer (libs/generative) is decoded by the pipeline: it may have at most
+ * {@link generatedAnswerPixels} pixels (checked in its header before decoding, generative.operation.ts), held once
+ * as RGBA while it is fitted to the job's size, and its encoded bytes twice (the base64 text of a JSON answer and
+ * the image it holds) up to GENERATIVE_MAX_RESPONSE_BYTES.
+ */
+const ANSWER_MIN_PIXELS = 2048 * 2048;
+
+/**
+ * Most pixels a generator may answer for a job of `jobPixels`: four times the job's (generators round sizes to their
+ * own; OpenAI's are fixed), at least 2048x2048 (a small job may come back at the model's native size), and never
+ * more than MAX_INPUT_PIXELS.
+ */
+export function generatedAnswerPixels(jobPixels: number, maxPixels = Number.POSITIVE_INFINITY): number {
+  return Math.min(maxPixels, Math.max(4 * jobPixels, ANSWER_MIN_PIXELS));
+}
+
+/** What a generator's answer may take while it is read and decoded: its encoded bytes and its RGBA frame. */
+export function generatedAnswerBytes(jobPixels: number, limits: GeneratorAnswerLimits): number {
+  return 2 * limits.responseBytes + generatedAnswerPixels(jobPixels, limits.maxPixels) * 4;
+}
+
+/** The limits of a generator's answer: MAX_INPUT_PIXELS and GENERATIVE_MAX_RESPONSE_BYTES. */
+export interface GeneratorAnswerLimits {
+  maxPixels: number;
+  responseBytes: number;
+}
+
 /** Extra output frames of encoders that take the whole result. */
 const WHOLE_ENCODERS: ReadonlySet<EditPlan['encode']['format']> = new Set(['webp', 'avif']);
 
-/** Estimated peak memory of running `plan` on the probed image, in bytes (> 0). */
-export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): number {
+/**
+ * Estimated peak memory of running `plan` on the probed image, in bytes (> 0). `answer`: the limits of a generator's
+ * answer, counted for outpaint and style transfer (absent: none counted, for a backend that answers pixels).
+ */
+export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answer?: GeneratorAnswerLimits): number {
   const depth = probe.space === 'rgb16' || probe.space === 'grey16' ? 2 : 1;
   const inputPixels = probe.width * probe.height;
   const output = outputPixels(probe, plan);
@@ -62,7 +93,8 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan): numb
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
   const generative =
-    (plan.outpaint ? OUTPAINT_FRAMES : 0) * output * 4 + (plan.styleTransfer ? STYLE_FRAMES : 0) * frame;
+    (plan.outpaint ? OUTPAINT_FRAMES * output * 4 + (answer ? generatedAnswerBytes(output, answer) : 0) : 0) +
+    (plan.styleTransfer ? STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0) : 0);
   return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative);
 }
 

@@ -6,6 +6,7 @@ import {
   createServer,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 /**
@@ -23,7 +24,13 @@ export interface RecordedRequest {
 }
 
 export type Fault =
-  { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { reset: true };
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { hang: true }
+  | { reset: true }
+  /** 200 with `chunk` sent `times` times, chunked (no length), for as long as the client reads. */
+  | { stream: { chunk: Buffer; times: number; type?: string } }
+  /** The headers at once, the body after `ms` (a slow generator). */
+  | { slow: { ms: number; status: number; body?: unknown } };
 
 export interface Answer {
   status: number;
@@ -34,17 +41,29 @@ export interface Answer {
 export abstract class FakeServer {
   readonly requests: RecordedRequest[] = [];
   url = '';
+  /** TCP connections accepted so far. */
+  connections = 0;
+  /** Requests whose connection closed before their answer was written out. */
+  abandoned = 0;
+  private streamed?: Promise<number>;
   private server?: Server;
   private readonly faults: { method: string; path: string; fault: Fault; times: number }[] = [];
 
   /** The fake's own answer to a request no fault caught. */
   protected abstract handle(request: RecordedRequest): Promise<Answer>;
 
-  async start(): Promise<this> {
+  /** Listens on `host` (a loopback address: 127.0.0.1 unless a test needs another origin), port 0. */
+  async start(host = '127.0.0.1'): Promise<this> {
     this.server = createServer((req, res) => void this.receive(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server.on('connection', () => (this.connections += 1));
+    await new Promise<void>((resolve) => this.server!.listen(0, host, resolve));
+    this.url = `http://${host}:${(this.server.address() as AddressInfo).port}`;
     return this;
+  }
+
+  /** The bytes the last `stream` fault wrote before its connection closed (or it sent them all). */
+  streamEnded(): Promise<number> {
+    return this.streamed ?? Promise.resolve(0);
   }
 
   async close(): Promise<void> {
@@ -87,7 +106,17 @@ export abstract class FakeServer {
         req.socket.destroy();
         return;
       }
-      answer = armed.fault;
+      if ('stream' in armed.fault) {
+        this.streamed = stream(res, armed.fault.stream);
+        return;
+      }
+      if ('slow' in armed.fault) {
+        const { ms, ...rest } = armed.fault.slow;
+        res.once('close', () => !res.writableFinished && (this.abandoned += 1));
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        if (res.destroyed) return;
+        answer = rest;
+      } else answer = armed.fault;
     } else {
       try {
         answer = await this.handle(request);
@@ -107,6 +136,23 @@ export abstract class FakeServer {
     }
     res.writeHead(answer.status, headers).end(body);
   }
+}
+
+/** Writes `chunk` `times` times, waiting for the reader, until done or the connection closes: the bytes written. */
+async function stream(res: ServerResponse, { chunk, times, type }: { chunk: Buffer; times: number; type?: string }) {
+  res.writeHead(200, { 'content-type': type ?? 'application/json' });
+  let written = 0;
+  for (let index = 0; index < times && !res.destroyed; index += 1) {
+    written += chunk.length;
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  }
+  if (!res.destroyed) res.end();
+  return written;
 }
 
 export function json(request: RecordedRequest): unknown {
@@ -164,4 +210,29 @@ export async function paint(
   return sharp(out, { raw: { width: image.width, height: image.height, channels: 3 } })
     .png()
     .toBuffer();
+}
+
+/**
+ * A PNG whose header claims `width` x `height` and whose data is one tiny deflate stream: what a hostile generator
+ * answers to make its client decode gigapixels. Only a reader that checks the header first refuses it cheaply.
+ */
+export function pngClaiming(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.alloc(1024))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -1,3 +1,4 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { GenerativeConfig } from '@app/common';
 import {
   GenerativeBackend,
@@ -21,6 +22,7 @@ export function generativeConfig(overrides: Partial<GenerativeConfig> = {}): Gen
     timeoutMs: 10_000,
     retries: 2,
     pollIntervalMs: 10,
+    maxResponseBytes: 64 * 1024 * 1024,
     sceneConcurrency: 1,
     sceneQueueLimit: 4,
     sceneTimeoutMs: 60_000,
@@ -171,4 +173,25 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & { co
     return error as Error;
   }
   throw new Error('expected a rejection');
+}
+
+/**
+ * The warnings the service's loggers write while `work` runs (Nest's logger, set for the while): what a generator
+ * said goes there, never into an error a client sees.
+ */
+export async function warningsDuring<T>(work: () => Promise<T>): Promise<{ result: T; warnings: string }> {
+  const lines: string[] = [];
+  const keep = (message: unknown) => void lines.push(String(message));
+  Logger.overrideLogger({
+    log: () => undefined,
+    error: keep,
+    warn: keep,
+    debug: () => undefined,
+    verbose: () => undefined,
+  });
+  try {
+    return { result: await work(), warnings: lines.join('\n') };
+  } finally {
+    Logger.overrideLogger(new ConsoleLogger());
+  }
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/common';
 import { PIPELINE_PHASES } from '@app/image-pipeline';
 import {
@@ -12,6 +12,7 @@ import {
   type InputHold,
 } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { clientGone } from '../http/client-gone';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ApiErrors } from '../openapi/api-errors.decorator';
@@ -69,9 +70,13 @@ export class ImageEditController {
     'The input cannot be fetched (URL or storage object), or the body is not JSON.',
   ])
   // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
-  async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
+  async edit(
+    @Body() body: unknown,
+    @CurrentPrincipal() caller: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
-    return this.executor.execute(editCaller(caller), request);
+    return this.executor.execute(editCaller(caller), request, undefined, clientGone(reply));
   }
 
   @Post('upload')
@@ -96,7 +101,11 @@ export class ImageEditController {
   })
   @ApiEnvelope(EditResponseDto)
   @ApiEditErrors([['MALFORMED_BODY', 'BODY_TOO_DEEP'], 'The `data` part is not JSON, or nests too deeply.'])
-  async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
+  async upload(
+    @Req() http: FastifyRequest,
+    @CurrentPrincipal() caller: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<EditResponseDto> {
     const edit = editCaller(caller);
     let hold: InputHold | undefined;
     try {
@@ -104,7 +113,8 @@ export class ImageEditController {
         hold = await this.admission.admitUpload(edit.holder, declared);
       });
       const request = parseEditRequest(upload.data, { input: 'absent' });
-      return await this.executor.execute(edit, request, { bytes: upload.bytes, name: upload.filename, hold });
+      const source = { bytes: upload.bytes, name: upload.filename, hold };
+      return await this.executor.execute(edit, request, source, clientGone(reply));
     } finally {
       // also when the upload is refused after it was admitted (a malformed body, a 422)
       hold?.release();

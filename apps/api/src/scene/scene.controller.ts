@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { parseSceneRequest, SceneExecutor, SceneRequestDto } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { clientGone } from '../http/client-gone';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ApiErrors } from '../openapi/api-errors.decorator';
@@ -47,11 +49,16 @@ export class SceneController {
     [['SCENE_TIMEOUT', 'GENERATOR_TIMEOUT'], 'The scene, or the generator, took longer than its time limit.'],
   )
   // `unknown`, not the DTO: parseSceneRequest validates the whole body, so one 422 lists every problem.
-  async create(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<SceneResponseDto> {
+  async create(
+    @Body() body: unknown,
+    @CurrentPrincipal() caller: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SceneResponseDto> {
     const request = parseSceneRequest(body);
     return this.scenes.create(
       { accountId: caller.accountId, holder: caller.keyId === null ? 'admin key' : `key ${caller.keyId}` },
       request,
+      clientGone(reply),
     );
   }
 }

@@ -30,6 +30,8 @@ export interface GenerativeConfig {
   retries: number;
   /** How often a queued ComfyUI prompt is polled, in milliseconds. */
   pollIntervalMs: number;
+  /** Most bytes one generator answer may have (read as it arrives); more is a 502 naming the generator. */
+  maxResponseBytes: number;
   /** Scenes one process creates at the same time; more wait in line. */
   sceneConcurrency: number;
   /** Scenes that may wait in line before new ones are refused with 503 SCENE_BUSY. */
@@ -59,6 +61,7 @@ export function readGenerative(read: Reader): GenerativeConfig {
     timeoutMs: read.integer('GENERATIVE_TIMEOUT_MS', 300_000, 1_000, 3_600_000),
     retries: read.integer('GENERATIVE_RETRIES', 2, 0, 5),
     pollIntervalMs: read.integer('GENERATIVE_POLL_MS', 500, 10, 60_000),
+    maxResponseBytes: read.integer('GENERATIVE_MAX_RESPONSE_BYTES', 67_108_864, 1024, 1_073_741_824),
     sceneConcurrency: read.integer('SCENE_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
     sceneQueueLimit: read.integer('SCENE_QUEUE_LIMIT', 16, 0, 10_000),
     sceneTimeoutMs: read.integer('SCENE_TIMEOUT_MS', 600_000, 1_000, 3_600_000),

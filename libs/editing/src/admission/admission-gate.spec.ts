@@ -183,6 +183,23 @@ describe('AdmissionGate', () => {
     expect(gate.state).toEqual({ held: 0, permits: 0, waiting: 0 });
   });
 
+  it('lets a waiting request leave when its signal aborts (its client has gone): its place goes to the next', async () => {
+    const gate = new AdmissionGate({ ...DEFAULTS, slots: 1, queueLimit: 1 });
+    const running = await gate.acquire('a', 10);
+    const client = new AbortController();
+    const gone = gate.acquire('b', 10, client.signal);
+    const reason = new Error('client gone');
+    client.abort(reason);
+    await expect(gone).rejects.toBe(reason);
+    expect(gate.state).toEqual({ held: 10, permits: 1, waiting: 0 });
+    // the queue has room again (queueLimit 1), and the slot goes to the next in line, not to the one that left
+    const next = gate.acquire('c', 10);
+    running.release();
+    (await next).release();
+    expect(gate.state).toEqual({ held: 0, permits: 0, waiting: 0 });
+    await expect(gate.acquire('d', 10, client.signal)).rejects.toBe(reason);
+  });
+
   it('is full only when a new request would have to wait and the queue has no room', async () => {
     const gate = new AdmissionGate({ ...DEFAULTS, slots: 1, queueLimit: 1 });
     expect(gate.full).toBe(false);

@@ -63,14 +63,40 @@ export class AdmissionGate {
 
   constructor(private readonly limits: AdmissionLimits) {}
 
-  /** Waits until `units` (>= 0) fit for `holder`; rejects with 503 EDIT_BUSY when too many already wait. */
-  acquire(holder: string, units: number): Promise<Permit> {
+  /**
+   * Waits until `units` (>= 0) fit for `holder`; rejects with 503 EDIT_BUSY when too many already wait, and with
+   * `signal`'s reason when it is aborted first (a client that has gone leaves the queue at once).
+   */
+  acquire(holder: string, units: number, signal?: AbortSignal): Promise<Permit> {
     return new Promise<Permit>((resolve, reject) => {
-      const waiter: Waiter = { holder, units, since: performance.now(), admit: resolve };
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const leave = () => {
+        const index = this.waiting.indexOf(waiter);
+        if (index < 0) return;
+        this.waiting.splice(index, 1);
+        reject(signal?.reason);
+        // it may have held back those behind it
+        this.admitWaiting();
+        this.report();
+      };
+      const waiter: Waiter = {
+        holder,
+        units,
+        since: performance.now(),
+        admit: (permit) => {
+          signal?.removeEventListener('abort', leave);
+          resolve(permit);
+        },
+      };
+      signal?.addEventListener('abort', leave, { once: true });
       this.waiting.push(waiter);
       this.admitWaiting();
       if (this.waiting.length > this.limits.queueLimit && this.waiting.includes(waiter)) {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        signal?.removeEventListener('abort', leave);
         this.countRefusal();
         reject((this.limits.refusal ?? editBusy)());
       }

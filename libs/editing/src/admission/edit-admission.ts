@@ -100,8 +100,14 @@ export class EditAdmission {
    * Runs pixel work once `bytes` (its estimated peak memory) fit, with a slot free; `label` names the image
    * in the debug line that tells how full the budget is.
    */
-  async runPixels<T>(holder: string, bytes: number, label: string, work: () => Promise<T>): Promise<T> {
-    const permit = await this.pixels.acquire(holder, bytes);
+  async runPixels<T>(
+    holder: string,
+    bytes: number,
+    label: string,
+    work: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const permit = await this.pixels.acquire(holder, bytes, signal);
     editStageDuration.observe({ stage: 'pixel_wait' }, permit.waitedMs / 1000);
     recordSpan('edit.pixel_wait', permit.waitedMs);
     try {

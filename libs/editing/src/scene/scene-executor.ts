@@ -4,7 +4,7 @@ import { AppConfig, sceneStageDuration, ServiceException } from '@app/common';
 import { estimateSceneMemory, ImagePipeline, type SceneSource } from '@app/image-pipeline';
 import { EditAdmission } from '../admission/edit-admission';
 import { AdmissionGate } from '../admission/admission-gate';
-import type { EditCaller } from '../edit-executor';
+import { generatorAnswerLimits, type EditCaller } from '../edit-executor';
 import { toImageError } from '../image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from '../image-info';
 import { SourceLoader, type EditSource } from '../inputs/source-loader';
@@ -76,8 +76,9 @@ export class SceneExecutor {
   /**
    * The scene within SCENE_TIMEOUT_MS: past it the client gets 504 SCENE_TIMEOUT at once, and the work still under
    * way stops at its next stage (no result is written after the limit; its holds are released when it ends).
+   * `gone`: aborted when the client has gone; the work stops the same way (a generator call at once).
    */
-  async create(caller: EditCaller, request: SceneRequest): Promise<SceneResult> {
+  async create(caller: EditCaller, request: SceneRequest, gone?: AbortSignal): Promise<SceneResult> {
     if (!this.capabilities.available('generative')) {
       throw new ServiceException(
         'OPERATION_NOT_IMPLEMENTED',
@@ -95,10 +96,14 @@ export class SceneExecutor {
         reject(reason);
       }, limitMs);
     });
+    const leave = () => controller.abort(gone?.reason);
+    if (gone?.aborted) leave();
+    else gone?.addEventListener('abort', leave, { once: true });
     const work = this.run(caller, request, controller.signal);
     try {
       return await Promise.race([work, limit]);
     } finally {
+      gone?.removeEventListener('abort', leave);
       clearTimeout(timer);
       work.catch(() => undefined);
     }
@@ -125,10 +130,13 @@ export class SceneExecutor {
       const objectSource = await this.source(object, 'object.image_url');
       const templateSource = backdrop && (await this.source(backdrop, 'scene.template_url'));
       const plan = planScene(request, objectSource.probe);
-      const memory = estimateSceneMemory(objectSource.probe, plan, templateSource?.probe);
+      const memory = estimateSceneMemory(objectSource.probe, plan, {
+        template: templateSource?.probe,
+        answer: generatorAnswerLimits(this.config),
+      });
       const queued = performance.now();
       signal.throwIfAborted();
-      const permit = await this.scenes.gate.acquire(holder, memory);
+      const permit = await this.scenes.gate.acquire(holder, memory, signal);
       stages.queue = Math.round(performance.now() - queued);
       let outcome;
       try {

@@ -65,7 +65,7 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
       json: { image: (await image.png()).toString('base64'), model: 'clip' },
       idempotent: true,
     });
-    const { caption } = JSON.parse(answer.body.toString('utf8')) as { caption?: string };
+    const { caption } = answer.json<{ caption?: string }>();
     return caption?.trim() || undefined;
   }
 
@@ -106,7 +106,7 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
     };
     // One img2img may run twice without harm (it only costs time): a lost answer is worth another attempt.
     const answer = await session.request({ method: 'POST', path: '/sdapi/v1/img2img', json: body, idempotent: true });
-    const { images, info } = JSON.parse(answer.body.toString('utf8')) as { images?: string[]; info?: string };
+    const { images, info } = answer.json<{ images?: string[]; info?: string }>();
     if (!images?.[0]) throw this.client.failure('answered without an image');
     const seed = readSeed(info);
     if (seed !== undefined) details.seed = seed;
@@ -116,13 +116,13 @@ export class Automatic1111Backend extends HttpGenerativeBackend {
   /** A1111 runs an unknown checkpoint's job on whatever model is loaded: refuse it here, clearly, instead. */
   private async checkModel(session: GeneratorSession, model: string): Promise<void> {
     const answer = await session.request({ method: 'GET', path: '/sdapi/v1/sd-models' });
-    const models = JSON.parse(answer.body.toString('utf8')) as SdModel[];
+    const models = answer.json<SdModel[]>();
     if (!models.some((item) => modelAliases(item).includes(model))) {
       const names = models
         .slice(0, 10)
         .map((item) => item.model_name ?? item.title)
         .join(', ');
-      throw this.client.failure(`has no model "${model}" (it has: ${names || 'none'})`, false);
+      throw this.client.failure(`has no model "${model}"`, false, `it has: ${names || 'none'}`);
     }
   }
 }

@@ -15,6 +15,7 @@ import {
   outpaintJob,
   pixelsOf,
   rejection,
+  warningsDuring,
   sceneJob,
   styleJob,
   templateBackground,
@@ -155,12 +156,26 @@ describe('ComfyUiBackend', () => {
     const workflow = JSON.parse(readFileSync(defaultWorkflowPath(), 'utf8'));
     workflow['7'] = { class_type: 'IPAdapterApply', inputs: { samples: ['6', 0], mask: ['3', 0] } };
     writeFileSync(path, JSON.stringify(workflow));
-    const error = await rejected(backend({ comfyWorkflow: path }).scene(sceneJob()));
+    const { result: error, warnings } = await warningsDuring(() =>
+      rejected(backend({ comfyWorkflow: path }).scene(sceneJob())),
+    );
     expect(error.status).toBe(502);
     expect(error.retryable).toBe(false);
-    expect(error.message).toContain('refused the workflow');
-    expect(error.message).toContain('Cannot execute because node IPAdapterApply does not exist');
+    expect(error.message).toMatch(
+      /^ComfyUI at 127\.0\.0\.1:\d+ answered 400 \(POST \/prompt: it refused the workflow\)$/,
+    );
+    // what ComfyUI said (its node's error) goes to the server log, not to the client
+    expect(warnings).toContain('Cannot execute because node IPAdapterApply does not exist');
     expect(fake.to('POST /prompt')).toHaveLength(1);
+  });
+
+  it('refuses a prompt id that is no id (it would go into paths and messages)', async () => {
+    fake.fail('POST /prompt', { status: 200, body: { prompt_id: '../../queue?<b>x</b>', number: 1, node_errors: {} } });
+    const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
+    expect(error.status).toBe(502);
+    expect(error.message).toMatch(/^ComfyUI at 127\.0\.0\.1:\d+ answered POST \/prompt without a usable prompt id$/);
+    expect(warnings).toContain('it said: ../../queue?<b>x</b>');
+    expect(fake.requests.filter((request) => request.path.startsWith('/history/'))).toHaveLength(0);
   });
 
   it('names the node and exception of an execution error', async () => {
@@ -169,9 +184,10 @@ describe('ComfyUiBackend', () => {
       message: 'CUDA out of memory. Tried to allocate 2.00 GiB',
       type: 'torch.OutOfMemoryError',
     };
-    const error = await rejected(backend().scene(sceneJob()));
+    const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
     expect(error.status).toBe(502);
-    expect(error.message).toMatch(/ComfyUI at 127\.0\.0\.1:\d+ failed at node 8 \(KSampler\): CUDA out of memory/);
+    expect(error.message).toMatch(/^ComfyUI at 127\.0\.0\.1:\d+ failed at node 8 \(KSampler\)$/);
+    expect(warnings).toMatch(/failed at node 8 \(KSampler\); it said: CUDA out of memory/);
     expect(fake.to('GET /view')).toHaveLength(0);
   });
 
@@ -231,7 +247,7 @@ describe('ComfyUiBackend', () => {
     fake.requests.length = 0;
     fake.fail('POST /upload/image', { status: 503, body: 'overloaded' }, 10);
     const error = await rejected(backend({ retries: 1 }).scene(sceneJob()));
-    expect(error.message).toMatch(/ComfyUI at 127\.0\.0\.1:\d+ answered 503: overloaded/);
+    expect(error.message).toMatch(/^ComfyUI at 127\.0\.0\.1:\d+ answered 503 \(POST \/upload\/image\)$/);
     expect(fake.to('POST /upload/image')).toHaveLength(2);
   });
 

@@ -123,14 +123,14 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
   /** The configured checkpoint, checked against the server's list; none configured: the first it has. */
   private async checkpoint(job: GeneratorJob): Promise<string> {
     const answer = await job.session.request({ method: 'GET', path: '/models/checkpoints' });
-    const installed = JSON.parse(answer.body.toString('utf8')) as string[];
+    const installed = answer.json<string[]>();
     if (job.model === undefined) {
       if (installed.length === 0) throw this.client.failure('has no checkpoint installed (models/checkpoints)', false);
       return installed[0];
     }
     if (!installed.includes(job.model)) {
       const list = installed.slice(0, 10).join(', ');
-      throw this.client.failure(`has no checkpoint "${job.model}" (it has: ${list || 'none'})`, false);
+      throw this.client.failure(`has no checkpoint "${job.model}"`, false, `it has: ${list || 'none'}`);
     }
     return job.model;
   }
@@ -142,7 +142,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     form.append('type', 'input');
     form.append('overwrite', 'true');
     const answer = await session.request({ method: 'POST', path: '/upload/image', form, idempotent: true });
-    const { name, subfolder } = JSON.parse(answer.body.toString('utf8')) as { name: string; subfolder?: string };
+    const { name, subfolder } = answer.json<{ name: string; subfolder?: string }>();
     return subfolder ? `${subfolder}/${name}` : name;
   }
 
@@ -155,9 +155,14 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
       accept: [400],
     });
     if (answer.status === 400) {
-      throw this.client.failure(`refused the workflow: ${this.client.describe(400, answer.body)}`, false);
+      throw this.client.refusal(400, answer.body, 'POST /prompt: it refused the workflow', false);
     }
-    return (JSON.parse(answer.body.toString('utf8')) as { prompt_id: string }).prompt_id;
+    const id = answer.json<{ prompt_id?: unknown }>().prompt_id;
+    // it goes into paths and messages: an id of ComfyUI's shape (a UUID) or the caller's, nothing else
+    if (typeof id !== 'string' || !/^[\w-]{1,64}$/.test(id)) {
+      throw this.client.failure('answered POST /prompt without a usable prompt id', false, String(id));
+    }
+    return id;
   }
 
   /**
@@ -181,7 +186,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
 
   private async historyEntry(session: GeneratorSession, promptId: string): Promise<HistoryEntry | undefined> {
     const answer = await session.request({ method: 'GET', path: `/history/${encodeURIComponent(promptId)}` });
-    return (JSON.parse(answer.body.toString('utf8')) as Record<string, HistoryEntry>)[promptId];
+    return answer.json<Record<string, HistoryEntry>>()[promptId];
   }
 
   /** A finished entry's image; undefined while it has none; a failure for an execution error. */
@@ -191,11 +196,11 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
     );
     if (entry.status?.status_str === 'error' || failed) {
       const data = failed?.[1] ?? {};
-      const what =
-        failed?.[0] === 'execution_interrupted' ? 'was interrupted' : String(data.exception_message ?? 'failed');
-      throw this.client.failure(
-        `failed at node ${String(data.node_id ?? '?')} (${String(data.node_type ?? '?')}): ${what.trim().slice(0, 300)}`,
-      );
+      // the node named from our own workflow: the generator's text (its exception) goes to the log only
+      const nodeId = String(data.node_id ?? '');
+      const node = this.workflow[nodeId] ? `node ${nodeId} (${this.workflow[nodeId].class_type})` : 'a node';
+      if (failed?.[0] === 'execution_interrupted') throw this.client.failure(`was interrupted at ${node}`);
+      throw this.client.failure(`failed at ${node}`, true, String(data.exception_message ?? ''));
     }
     const saved = Object.entries(entry.outputs ?? {}).sort(([a], [b]) => this.outputRank(a) - this.outputRank(b));
     const image = saved.flatMap(([, output]) => output.images ?? [])[0];
@@ -206,10 +211,7 @@ export class ComfyUiBackend extends HttpGenerativeBackend {
   /** Where the prompt is in ComfyUI's queue: running, pending or absent. */
   private async queueState(session: GeneratorSession, promptId: string): Promise<'running' | 'pending' | 'absent'> {
     const answer = await session.request({ method: 'GET', path: '/queue' });
-    const queue = JSON.parse(answer.body.toString('utf8')) as {
-      queue_running?: unknown[][];
-      queue_pending?: unknown[][];
-    };
+    const queue = answer.json<{ queue_running?: unknown[][]; queue_pending?: unknown[][] }>();
     if ((queue.queue_running ?? []).some((item) => item[1] === promptId)) return 'running';
     if ((queue.queue_pending ?? []).some((item) => item[1] === promptId)) return 'pending';
     return 'absent';

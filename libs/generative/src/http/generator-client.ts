@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { type GenerativeConfig, ServiceException } from '@app/common';
 
 /** Longest wait a generator's Retry-After may impose before the next attempt. */
@@ -5,8 +6,8 @@ export const RETRY_AFTER_CAP_MS = 30_000;
 /** First backoff between attempts; it doubles each time, up to {@link BACKOFF_CAP_MS}. */
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_CAP_MS = 4_000;
-/** How much of a generator's error message goes into ours. */
-const MESSAGE_LIMIT = 300;
+/** How much of a generator's own words (an error body, a node's exception) goes into the server log; none to clients. */
+const LOGGED_LIMIT = 200;
 /** Statuses that say "not now" rather than "not this": worth another attempt. */
 const PASSING_STATUSES = new Set([429, 502, 503, 504]);
 /** Network errors after which the request may pass on a new connection. */
@@ -24,11 +25,16 @@ export interface GeneratorClientOptions {
   errorMessage(status: number, body: unknown): string | undefined;
   /** An answer worth another attempt although its status says it may pass (e.g. OpenAI's insufficient_quota). */
   isFinal?(status: number, body: unknown): boolean;
+  /** Where the generator's own words go (redacted, shortened): the server log by default, never the client. */
+  log?(line: string): void;
 }
 
 export interface GeneratorRequest {
   method: 'GET' | 'POST';
-  /** Path and query under the base URL (`/prompt`), or an absolute URL the generator gave (no auth sent there). */
+  /**
+   * Path and query under the base URL (`/prompt`), or an absolute URL the generator gave: only on the generator's
+   * own origin (its scheme, host and port), else refused before any connection.
+   */
   path: string;
   json?: unknown;
   form?: FormData;
@@ -45,6 +51,8 @@ export interface GeneratorAnswer {
   status: number;
   headers: Headers;
   body: Buffer;
+  /** The body as a JSON object or array; anything else (HTML, text, `null`) is a 502 naming the generator. */
+  json<T extends object>(): T;
 }
 
 /** The base URL without its user name and password (fetch refuses them), and those as a Basic header. */
@@ -74,6 +82,7 @@ export class GeneratorClient {
   private readonly prefix: string;
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
+  private readonly log: (line: string) => void;
 
   constructor(private readonly options: GeneratorClientOptions) {
     const { url, apiKey } = options.config;
@@ -89,6 +98,8 @@ export class GeneratorClient {
       .concat(Object.values(this.headers).map((value) => value.replace(/^\S+\s+/, '')))
       .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 3)
       .sort((a, b) => b.length - a.length);
+    const logger = new Logger(`${options.kind} client`);
+    this.log = options.log ?? ((line) => logger.warn(line));
   }
 
   /** A job's calls: they share one deadline (config.timeoutMs from now) and the job's signal. */
@@ -96,34 +107,68 @@ export class GeneratorClient {
     return new GeneratorSession(this, signal, this.options.config.timeoutMs);
   }
 
-  /** A generator failure (502) naming the generator; `retryable` false for answers that will not change. */
-  failure(message: string, retryable = true): ServiceException {
-    return new ServiceException('GENERATOR_FAILED', this.redact(`${this.label} ${message}`), {}, {}, { retryable });
+  /**
+   * A generator failure (502) naming the generator; `retryable` false for answers that will not change. `said`: the
+   * generator's own words about it (an error body, a node's exception, its model list), for the server log only,
+   * redacted and shortened: a generator's text never reaches a client.
+   */
+  failure(message: string, retryable = true, said?: string): ServiceException {
+    const text = this.redact(`${this.label} ${message}`);
+    const short = said === undefined ? '' : this.shortForm(said);
+    if (short) this.log(`${text}; it said: ${short}`);
+    return new ServiceException('GENERATOR_FAILED', text, {}, {}, { retryable });
   }
 
-  /** The message of an error answer: the generator's own words, shortened, without any credential. */
-  describe(status: number, body: Buffer): string {
-    const text = body.toString('utf8');
+  /** An error answer as a failure: its status for the client, the generator's own message for the log. */
+  refusal(status: number, body: Buffer, what: string, retryable: boolean): ServiceException {
+    return this.failure(`answered ${status} (${what})`, retryable, this.said(status, body));
+  }
+
+  /** The generator's own message in an error answer (its JSON error shape, or the raw text). */
+  private said(status: number, body: Buffer): string {
+    const text = body.subarray(0, 64 * 1024).toString('utf8');
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
     } catch {
-      // A plain-text answer (aiohttp's 500, a proxy's HTML) is shown as it is.
+      // A plain-text answer (aiohttp's 500, a proxy's HTML) is logged as it is.
     }
-    const said = (this.options.errorMessage(status, parsed) ?? text).replace(/\s+/g, ' ').trim();
-    const short = said.length > MESSAGE_LIMIT ? `${said.slice(0, MESSAGE_LIMIT - 3)}...` : said;
-    return `answered ${status}${short ? `: ${short}` : ''}`;
+    return this.options.errorMessage(status, parsed) ?? text;
+  }
+
+  /** Upstream text for a log line: one line of printable characters, {@link LOGGED_LIMIT} at most, no credential. */
+  private shortForm(text: string): string {
+    const line = this.redact(text)
+      .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ')
+      .trim();
+    return line.length > LOGGED_LIMIT ? `${line.slice(0, LOGGED_LIMIT - 3)}...` : line;
+  }
+
+  /** The URL of a request: under the base URL, or an absolute one on the generator's own origin (else a failure). */
+  urlOf(path: string): URL {
+    let url: URL | undefined;
+    try {
+      url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(this.prefix + path);
+    } catch {
+      url = undefined;
+    }
+    if (url?.origin !== this.base.origin) {
+      // the host is the generator's text: in the log only
+      throw this.failure('answered with a URL outside its own origin: not fetched', false, url?.host ?? path);
+    }
+    return url;
   }
 
   redact(text: string): string {
     return this.secrets.reduce((result, secret) => result.split(secret).join('[redacted]'), text);
   }
 
-  /** @internal One attempt: the answer, or the network error thrown by fetch. */
-  async send(request: GeneratorRequest, signal: AbortSignal): Promise<GeneratorAnswer> {
-    const absolute = /^https?:\/\//.test(request.path);
-    const url = absolute ? new URL(request.path) : new URL(this.prefix + request.path);
-    const headers: Record<string, string> = url.origin === this.base.origin ? { ...this.headers } : {};
+  /**
+   * @internal One attempt: the answer, or the network error thrown by fetch. The body is read as it arrives and
+   * given up (the connection closed) past GENERATIVE_MAX_RESPONSE_BYTES: a failure, not retried.
+   */
+  async send(request: GeneratorRequest, url: URL, signal: AbortSignal): Promise<GeneratorAnswer> {
+    const headers: Record<string, string> = { ...this.headers };
     let body: string | FormData | undefined;
     if (request.json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -132,7 +177,54 @@ export class GeneratorClient {
       body = request.form;
     }
     const response = await fetch(url, { method: request.method, headers, body, signal, redirect: 'error' });
-    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+    const bytes = await this.readCapped(response, request);
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: bytes,
+      json: <T extends object>() => this.parseJson<T>(bytes, response.status, request),
+    };
+  }
+
+  private parseJson<T extends object>(body: Buffer, status: number, request: GeneratorRequest): T {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed === 'object' && parsed !== null) return parsed as T;
+    const what = requestName(request);
+    throw this.failure(`answered ${status} without a JSON object (${what})`, false, body.toString('utf8'));
+  }
+
+  private async readCapped(response: Response, request: GeneratorRequest): Promise<Buffer> {
+    const limit = this.options.config.maxResponseBytes;
+    const tooLarge = () =>
+      this.failure(
+        `answered more than ${limit} bytes (GENERATIVE_MAX_RESPONSE_BYTES) to ${requestName(request)}`,
+        false,
+      );
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > limit) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    if (!response.body) return Buffer.alloc(0);
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      length += value.byteLength;
+      if (length > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return Buffer.concat(chunks, length);
   }
 
   /** @internal */
@@ -149,6 +241,15 @@ export class GeneratorClient {
       return false;
     }
   }
+}
+
+/**
+ * A request as errors name it: `POST /prompt`, without the query (it may carry file names or ids); a URL the
+ * generator gave is not repeated (its text is the generator's).
+ */
+function requestName(request: GeneratorRequest): string {
+  if (/^https?:\/\//i.test(request.path)) return `${request.method} of the URL it answered`;
+  return `${request.method} ${request.path.split('?')[0]}`;
 }
 
 /** The network error's code (`ECONNREFUSED`), from fetch's TypeError or its cause. */
@@ -186,15 +287,17 @@ export class GeneratorSession {
   /** The answer of a 2xx (or an accepted status); else a ServiceException after the retries that may help. */
   async request(request: GeneratorRequest): Promise<GeneratorAnswer> {
     const idempotent = request.idempotent ?? request.method === 'GET';
-    const what = `${request.method} ${request.path.split('?')[0]}`;
+    const url = this.client.urlOf(request.path);
+    const what = requestName(request);
     for (let attempt = 0; ; attempt += 1) {
       this.stopIfAborted();
       const last = attempt >= this.client.retries;
       let answer: GeneratorAnswer;
       try {
-        answer = await this.client.send(request, this.signal);
+        answer = await this.client.send(request, url, this.signal);
       } catch (error) {
         this.stopIfAborted();
+        if (error instanceof ServiceException) throw error;
         const code = networkCode(error) ?? 'network error';
         if (CLIENT_TIMEOUTS.has(code)) {
           // Node's fetch gives up on a silent response after 300 s, whatever the job's own limit.
@@ -209,7 +312,7 @@ export class GeneratorSession {
       const passing =
         (idempotent ? PASSING_STATUSES.has(answer.status) : answer.status === 429 || answer.status === 503) &&
         !this.client.isFinal(answer.status, answer.body);
-      const failure = this.client.failure(`${this.client.describe(answer.status, answer.body)} (${what})`, passing);
+      const failure = this.client.refusal(answer.status, answer.body, what, passing);
       if (last || !passing) throw failure;
       const wait = Math.min(retryAfterMs(answer.headers) ?? this.backoff(attempt), RETRY_AFTER_CAP_MS);
       if (Date.now() + wait >= this.endsAt) throw failure;

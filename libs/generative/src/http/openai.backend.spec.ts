@@ -10,6 +10,7 @@ import {
   insideObject,
   pixelsOf,
   rejection,
+  warningsDuring,
   sceneJob,
   styleJob,
 } from '../../../../test/helpers/fake-generators/jobs';
@@ -115,21 +116,38 @@ describe('OpenAiBackend', () => {
       },
     };
     fake.fail('POST /v1/images/edits', { status: 429, body: quota }, 3);
-    const error = await rejected(backend().scene(sceneJob()));
+    const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
     expect(error.message).toMatch(
-      /OpenAI-compatible API at 127\.0\.0\.1:\d+ answered 429: You exceeded your current quota \(insufficient_quota/,
+      /^OpenAI-compatible API at 127\.0\.0\.1:\d+ answered 429 \(POST \/v1\/images\/edits\)$/,
     );
+    expect(warnings).toContain('it said: You exceeded your current quota (insufficient_quota');
     expect(error.retryable).toBe(false);
     expect(fake.to('POST /v1/images/edits')).toHaveLength(1);
+  });
+
+  it('answers 502, not 500, when a 200 is no JSON object (a proxy page, `null`)', async () => {
+    await start();
+    for (const body of ['<html><body>Welcome to nginx!</body></html>', 'null']) {
+      fake.fail('POST /v1/images/edits', { status: 200, body, headers: { 'content-type': 'text/html' } });
+      const { result: error, warnings } = await warningsDuring(() => rejected(backend().scene(sceneJob())));
+      expect(error.status).toBe(502);
+      expect(error.message).toMatch(
+        /^OpenAI-compatible API at 127\.0\.0\.1:\d+ answered 200 without a JSON object \(POST \/v1\/images\/edits\)$/,
+      );
+      expect(warnings).toContain(`it said: ${body}`);
+    }
   });
 
   it('never repeats the API key, even when the server echoes it', async () => {
     await start({ echoKey: true });
     const wrong = 'sk-live-WRONGKEY-9876543210abcdef';
-    const error = await rejected(backend({ apiKey: wrong }).scene(sceneJob()));
+    const { result: error, warnings } = await warningsDuring(() =>
+      rejected(backend({ apiKey: wrong }).scene(sceneJob())),
+    );
     expect(error.status).toBe(502);
-    expect(error.message).toContain('answered 401: Incorrect API key provided: [redacted]');
-    expect(error.message).not.toContain(wrong);
+    expect(error.message).toMatch(/answered 401 \(POST \/v1\/images\/edits\)$/);
+    expect(warnings).toContain('it said: Incorrect API key provided: [redacted]');
+    expect(error.message + warnings).not.toContain(wrong);
     expect(JSON.stringify(error)).not.toContain(wrong);
   });
 

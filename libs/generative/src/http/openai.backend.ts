@@ -104,7 +104,7 @@ export class OpenAiBackend extends HttpGenerativeBackend {
     else if (job.model === undefined || /^(gpt|chatgpt)-image/.test(job.model))
       form.append('quality', QUALITY[job.preference]);
     const answer = await session.request({ method: 'POST', path: this.editsPath, form });
-    const { data } = JSON.parse(answer.body.toString('utf8')) as { data?: { b64_json?: string; url?: string }[] };
+    const { data } = answer.json<{ data?: { b64_json?: string; url?: string }[] }>();
     const first = data?.[0];
     if (first?.b64_json) return Buffer.from(first.b64_json, 'base64');
     if (first?.url) return (await session.request({ method: 'GET', path: first.url })).body;

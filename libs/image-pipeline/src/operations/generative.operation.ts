@@ -1,11 +1,15 @@
 import { ServiceException } from '@app/common';
 import sharp from 'sharp';
 import type { OutpaintPlan, StyleTransferPlan } from '../edit-plan';
+import { generatedAnswerPixels } from '../memory-estimate';
 import type { GeneratedImage, GenerationOptions, GenerativeBackend, PortImage } from '../ports/generative.port';
 import type { RawPixels } from '../workers/raw-pixels';
 import type { PipelineStep, StepContext } from './pipeline-step';
 import { fromRaw, ready, toMask, toRaw, type StageImage } from './stage';
 import { rawImage } from './subject-matte';
+
+/** The signal of a run without a client to lose (a task's item, a spec). */
+const NEVER = new AbortController().signal;
 
 /** The longest side of the style reference handed to a backend: its statistics need no more. */
 const REFERENCE_MAX_SIDE = 1024;
@@ -24,31 +28,57 @@ export function portImage(pixels: RawPixels): PortImage {
   };
 }
 
-/** A backend's answer as raw pixels of exactly `width` x `height` with `channels` channels (3 or 4). */
+/** A generator's answer that cannot be used: 502 GENERATOR_FAILED, no byte of it in the message. */
+function unusable(reason: string, detail?: string): ServiceException {
+  return new ServiceException(
+    'GENERATOR_FAILED',
+    `The image generator answered with an image that ${reason}.`,
+    detail === undefined ? {} : { generator: [detail] },
+  );
+}
+
+/**
+ * A backend's answer as raw pixels of exactly `width` x `height` with `channels` channels (3 or 4). An encoded
+ * answer is decoded only when its header's size is within {@link generatedAnswerPixels} of the job (never over
+ * `maxPixels`, MAX_INPUT_PIXELS): what admission counted for it (memory-estimate.ts).
+ */
 export async function fitGenerated(
   image: GeneratedImage,
   width: number,
   height: number,
   channels: 3 | 4,
+  maxPixels: number,
 ): Promise<RawPixels> {
   if ('pixels' in image) {
     const { pixels } = image;
     if (pixels.width === width && pixels.height === height && pixels.channels === channels) return pixels as RawPixels;
   }
-  let decoded =
-    'pixels' in image
-      ? rawImage(image.pixels as RawPixels)
-      : sharp(image.encoded, { limitInputPixels: 100_000_000 }).toColourspace('srgb');
+  let decoded: sharp.Sharp;
+  if ('pixels' in image) {
+    decoded = rawImage(image.pixels as RawPixels);
+  } else {
+    const limit = generatedAnswerPixels(width * height, maxPixels);
+    let header: sharp.Metadata;
+    try {
+      // the header only: its size is checked here, against the job's limit, not sharp's default
+      header = await sharp(image.encoded, { limitInputPixels: false }).metadata();
+    } catch {
+      throw unusable('cannot be decoded', 'not an image sharp reads');
+    }
+    const pages = header.pages ?? 1;
+    if (!header.width || !header.height || header.width * header.height * pages > limit) {
+      throw unusable(
+        `is too large (${header.width ?? '?'}x${header.height ?? '?'}${pages > 1 ? `, ${pages} pages` : ''}; at most ${limit} pixels for a ${width}x${height} job)`,
+      );
+    }
+    decoded = sharp(image.encoded, { limitInputPixels: limit }).toColourspace('srgb');
+  }
   decoded = decoded.resize({ width, height, fit: 'fill' });
   decoded = channels === 4 ? decoded.ensureAlpha() : decoded.flatten({ background: '#ffffff' });
   try {
     return await toRaw(decoded);
   } catch (error) {
-    throw new ServiceException(
-      'GENERATOR_FAILED',
-      'The image generator answered with an image that cannot be decoded.',
-      { generator: [error instanceof Error ? error.message.slice(0, 200) : 'undecodable image'] },
-    );
+    throw unusable('cannot be decoded', error instanceof Error ? error.message.slice(0, 200) : 'undecodable image');
   }
 }
 
@@ -72,7 +102,7 @@ function options(context: StepContext, part: object, prompt?: string): Generatio
     seed: seedOf(context, part),
     variant: 0,
     text: { prompt, generate: false, subject: 'the scene of the photograph' },
-    signal: new AbortController().signal,
+    signal: context.signal ?? NEVER,
   };
 }
 
@@ -136,7 +166,7 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
     inner,
     feather: plan.feather,
   });
-  const filled = await fitGenerated(answer, width, height, 3);
+  const filled = await fitGenerated(answer, width, height, 3, context.maxPixels);
   // the image's own pixels over the answer, faded in across the feather band
   const ramp = await featherRamp(inner.width, inner.height, plan.feather);
   const overlay = await toRaw(
@@ -211,7 +241,7 @@ export async function styleTransfer(
     denoisingStrength: plan.denoisingStrength,
     depthStrength: plan.depthStrength,
   });
-  const styled = await fitGenerated(answer, rgb.width, rgb.height, 3);
+  const styled = await fitGenerated(answer, rgb.width, rgb.height, 3, context.maxPixels);
   if (!alpha) return fromRaw(styled);
   return fromRaw(
     await toRaw(

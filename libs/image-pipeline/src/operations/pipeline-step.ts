@@ -51,6 +51,8 @@ export interface StepContext {
   readonly generative?: GenerativeBackend;
   /** Images the plan refers to besides the input (the style reference), read before the run. */
   readonly assets?: EditAssets;
+  /** Aborted when the client has gone: a generator call (outpaint, style transfer) stops and rejects. */
+  readonly signal?: AbortSignal;
 }
 
 /** Images an edit reads besides its input, loaded by the caller (EditExecutor) before the pipeline runs. */

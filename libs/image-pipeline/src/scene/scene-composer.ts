@@ -6,6 +6,7 @@ import { removeBackground } from '../operations/background-removal.operation';
 import { decodeStep } from '../operations/decode.operation';
 import { encode } from '../operations/encode.operation';
 import { fitGenerated, portImage } from '../operations/generative.operation';
+import { generatedAnswerBytes, type GeneratorAnswerLimits } from '../memory-estimate';
 import type { StepContext } from '../operations/pipeline-step';
 import { fromRaw, toMask, toRaw } from '../operations/stage';
 import { matteSize, rawImage } from '../operations/subject-matte';
@@ -100,7 +101,7 @@ export async function composeScene(
     const result = await timed('generate', () => resources.backend.scene(job));
     if (index === 0) details = { ...details, ...result.details };
     const scene = await timed('compose', () =>
-      fitGenerated(result.image, plan.width, plan.height, transparent ? 4 : 3),
+      fitGenerated(result.image, plan.width, plan.height, transparent ? 4 : 3, resources.maxPixels),
     );
     const composed = await timed('compose', () => compositeObject(scene, layer.pixels, result.objectTone));
     images.push(await timed('encode', () => encodeScene(composed, plan)));
@@ -220,18 +221,20 @@ function stepContext(source: SceneSource, resources: SceneResources): StepContex
  * Peak memory of a scene in bytes, estimated before anything is decoded (as edits are admitted): the object decoded
  * and cut out (about six RGBA frames of the input and, without alpha, the matte's planes at its working size); the
  * template, when there is one, decoded whole before it is cover-fitted (two RGBA frames of its own size: decoded
- * and resized, the larger of which libvips holds at once); and the canvas held as the object layer, its mask, the
+ * and resized, the larger of which libvips holds at once); the canvas held as the object layer, its mask, the
  * cover-fitted template, the backend's scene, the composite and the encoder's frame (about eight RGBA canvas
- * frames; the images are made one after the other).
+ * frames; the images are made one after the other); and `answer`: the limits of an HTTP generator's encoded
+ * answer, read and decoded one image at a time (absent: a backend that answers pixels).
  */
 export function estimateSceneMemory(
   object: Pick<ImageProbe, 'width' | 'height'>,
   plan: Pick<ScenePlan, 'width' | 'height'>,
-  template?: Pick<ImageProbe, 'width' | 'height'>,
+  extra: { template?: Pick<ImageProbe, 'width' | 'height'>; answer?: GeneratorAnswerLimits } = {},
 ): number {
   const input = object.width * object.height;
   const matte = matteSize(object.width, object.height);
   const canvas = plan.width * plan.height;
-  const backdrop = template ? template.width * template.height * 4 * 2 : 0;
-  return input * 4 * 6 + matte.width * matte.height * 96 + backdrop + canvas * 4 * 8;
+  const backdrop = extra.template ? extra.template.width * extra.template.height * 4 * 2 : 0;
+  const answered = extra.answer ? generatedAnswerBytes(canvas, extra.answer) : 0;
+  return input * 4 * 6 + matte.width * matte.height * 96 + backdrop + canvas * 4 * 8 + answered;
 }

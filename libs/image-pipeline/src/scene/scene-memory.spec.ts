@@ -8,7 +8,7 @@ describe('estimateSceneMemory', () => {
   it('counts a template decoded whole before it is cover-fitted: two RGBA frames of its own size', () => {
     const without = estimateSceneMemory(object, canvas);
     const template = { width: 8000, height: 6000 };
-    expect(estimateSceneMemory(object, canvas, template) - without).toBe(8000 * 6000 * 4 * 2);
+    expect(estimateSceneMemory(object, canvas, { template }) - without).toBe(8000 * 6000 * 4 * 2);
   });
 
   it('grows with the object and the canvas', () => {
