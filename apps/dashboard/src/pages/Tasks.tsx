@@ -177,7 +177,7 @@ export function TasksPage() {
           }}
         >
           <option value="">all</option>
-          {['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'].map((s) => (
+          {['ACCEPTED', 'PROCESSING', 'PAUSED', 'DONE', 'ERROR', 'CANCELLED'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>

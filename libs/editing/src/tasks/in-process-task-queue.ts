@@ -126,17 +126,25 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     const final = work.attempts >= this.config.taskAttempts;
     try {
       const job = { ...work, name: TaskJobs.item, attempt: work.attempts };
-      await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      const run = await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      if (run === 'deferred') {
+        // Its task is PAUSED: a look, not an attempt; it looks again after a probe interval, without a slot.
+        work.attempts -= 1;
+        this.after(this.config.taskStoreProbeMs, () => this.requeue(work));
+        return;
+      }
       this.inHand.delete(`${work.taskId}:${work.seq}`);
     } catch (error) {
       this.logger.warn(
         `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
       );
-      this.later(work.attempts, () => {
-        this.waiting.push(work);
-        this.pump();
-      });
+      this.later(work.attempts, () => this.requeue(work));
     }
+  }
+
+  private requeue(work: ItemWork): void {
+    this.waiting.push(work);
+    this.pump();
   }
 
   /** Runs a listing or a webhook outside the item slots, retrying transient failures with backoff. */
@@ -157,15 +165,17 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     this.side.add(running);
   }
 
+  /** Runs `run` after the backoff of a retry of `attempt` (TASK_RETRY_DELAY_MS, doubled for each later one). */
   private later(attempt: number, run: () => void): void {
+    this.after(this.config.taskRetryDelayMs * 2 ** (attempt - 1), run);
+  }
+
+  private after(ms: number, run: () => void): void {
     if (this.stopping) return;
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        run();
-      },
-      this.config.taskRetryDelayMs * 2 ** (attempt - 1),
-    );
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
     timer.unref();
     this.timers.add(timer);
   }

@@ -42,6 +42,12 @@ export interface TaskProgress {
   cancelled?: number;
 }
 
+/** Why a task is PAUSED and since when (docs/batch.md, "When the output store is down"). */
+export interface TaskPause {
+  reason: string;
+  since: string;
+}
+
 /** The Batch task of the contract, plus `progress` and `retrying` (and `result` for an asynchronous edit). */
 export interface TaskView {
   id: number;
@@ -51,6 +57,8 @@ export interface TaskView {
   finished_at: string | null;
   request: Record<string, unknown>;
   progress: TaskProgress;
+  /** On a PAUSED task only. */
+  pause?: TaskPause;
   errors: TaskError[];
   results: TaskResult[];
   retrying: TaskRetry[];
@@ -178,6 +186,7 @@ export function taskView(
       retrying: final ? 0 : retrying.count,
       ...cancelledOf(task, counts),
     },
+    ...pauseOf(task),
     errors,
     results,
     retrying: (final ? [] : retrying.items).map((item) => ({
@@ -187,6 +196,12 @@ export function taskView(
     })),
     ...(task.kind === 'async' && { result: results[0] ?? {} }),
   };
+}
+
+/** A PAUSED task's `pause`: why, and since when. */
+function pauseOf(task: EditTaskEntity): { pause?: TaskPause } {
+  if (task.status !== 'PAUSED') return {};
+  return { pause: { reason: task.pauseReason ?? '', since: (task.pausedAt ?? task.createdAt).toISOString() } };
 }
 
 /** A cancelled task's items that never ran: those still pending (an item running then may finish after). */
