@@ -143,6 +143,7 @@ describe('an output store that goes down mid-batch', () => {
     const listed = await api.get('/v1/tasks?status=PAUSED');
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.data.items.map((task: { id: number }) => task.id)).toEqual([big]);
+    expect(listed.body.data.items[0].pause).toEqual(paused.pause);
 
     await s3.restart();
     const done = await waitForTask(app.url, key, `/v1/image/edit/batch/${big}`, 40_000);

@@ -1119,6 +1119,10 @@ export type TaskSummaryDto = {
   kind: 'batch' | 'async';
   status: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
   progress: TaskProgressDto;
+  /**
+   * On a PAUSED task only: why, and since when.
+   */
+  pause?: TaskPauseDto;
   created_at: string;
   finished_at: string | null;
   /**

@@ -132,6 +132,8 @@ export interface TaskSummary {
   kind: EditTaskEntity['kind'];
   status: TaskStatus;
   progress: TaskProgress;
+  /** On a PAUSED task only. */
+  pause?: TaskPause;
   created_at: string;
   finished_at: string | null;
   result_url: string;
@@ -154,6 +156,7 @@ export function taskSummary(
       retrying: final ? 0 : counts.retrying,
       ...cancelledOf(task, counts),
     },
+    ...pauseOf(task),
     created_at: task.createdAt.toISOString(),
     finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
     result_url: `${publicBaseUrl}${taskPath(task)}`,
