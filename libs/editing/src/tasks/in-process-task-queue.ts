@@ -31,8 +31,9 @@ const SHUTDOWN_GRACE_MS = 30_000;
  * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time, first
  * queued first run. Listings and webhooks run beside the items. What waits here is bounded by the scheduler
  * (TaskScheduler: a few items per account, the rest wait in the database), so a large folder is never held in
- * memory and one account's batch never holds up another's. Transient failures are retried like BullMQ retries
- * them. At start,
+ * memory and one account's batch never holds up another's (items waiting for a retry hold no place there: each
+ * is a timer here, an object of a few fields). Transient failures are retried like BullMQ retries them; an item of
+ * a PAUSED task looks again every TASK_STORE_PROBE_MS, without a slot. At start,
  * tasks a restart interrupted resume: their listing runs again (it records nothing twice) and their pending
  * items are queued again; items that were final stay as they were.
  */
