@@ -15,7 +15,51 @@ export interface S3TestServer {
   secretKey: string;
   /** An SDK client of the test itself, to seed and inspect buckets independently of the service. */
   client: S3Client;
+  /** Stops the server, keeping its objects: a store that is down (connections refused) until `restart()`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same port, with its objects and keys. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+interface S3rverProcess {
+  port: number;
+  /** Ends the process (SIGTERM, then SIGKILL after 5 s) and resolves when it has exited. */
+  end(): Promise<void>;
+}
+
+/** Runs s3rver-main.mjs on `port` (0: any) and resolves once it listens. */
+async function spawnS3rver(
+  directory: string,
+  buckets: string[],
+  keys: { accessKey: string; secretKey: string },
+  port = 0,
+): Promise<S3rverProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', resolve(__dirname, 's3rver-main.mjs'), directory, buckets.join(','), String(port)],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, S3RVER_ACCESS_KEY: keys.accessKey, S3RVER_SECRET_KEY: keys.secretKey },
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const listening = await new Promise<number>((done, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => done((JSON.parse(line) as { port: number }).port));
+    void exited.then(() => fail(new Error(`s3rver exited before listening: ${stderr}`)));
+  });
+  return {
+    port: listening,
+    end: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**
@@ -27,22 +71,9 @@ export async function startS3Server(buckets: string[]): Promise<S3TestServer> {
   // A key pair of this run only: s3rver checks signatures against it and refuses any other key.
   const accessKey = `AKIATEST${randomBytes(6).toString('hex').toUpperCase()}`;
   const secretKey = `test-secret-${randomBytes(18).toString('base64url')}`;
-  const child = spawn(
-    process.execPath,
-    ['--openssl-legacy-provider', resolve(__dirname, 's3rver-main.mjs'), directory, buckets.join(',')],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, S3RVER_ACCESS_KEY: accessKey, S3RVER_SECRET_KEY: secretKey },
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const port = await new Promise<number>((done, fail) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => done((JSON.parse(line) as { port: number }).port));
-    void exited.then(() => fail(new Error(`s3rver exited before listening: ${stderr}`)));
-  });
+  const keys = { accessKey, secretKey };
+  let server: S3rverProcess | undefined = await spawnS3rver(directory, buckets, keys);
+  const { port } = server;
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({
     endpoint,
@@ -57,12 +88,17 @@ export async function startS3Server(buckets: string[]): Promise<S3TestServer> {
     accessKey,
     secretKey,
     client,
+    halt: async () => {
+      await server?.end();
+      server = undefined;
+    },
+    restart: async () => {
+      server ??= await spawnS3rver(directory, buckets, keys, port);
+    },
     stop: async () => {
       client.destroy();
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
+      await server?.end();
+      server = undefined;
       rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 // Runs s3rver (a real S3-compatible server) in its own process for the tests. Started by s3-server.ts with
 // --openssl-legacy-provider, which s3rver's continuation-token paging needs on Node 17+.
-// Usage: node --openssl-legacy-provider s3rver-main.mjs <directory> <bucket>[,<bucket>...]
+// Usage: node --openssl-legacy-provider s3rver-main.mjs <directory> <bucket>[,<bucket>...] [port]
 // Prints {"port": N} on stdout once listening on 127.0.0.1; exits on SIGTERM or when stdin closes.
 import S3rver from 's3rver';
 import account from 's3rver/lib/models/account.js';
@@ -13,10 +13,10 @@ if (process.env.S3RVER_ACCESS_KEY && process.env.S3RVER_SECRET_KEY) {
   DUMMY_ACCOUNT.createKeyPair(process.env.S3RVER_ACCESS_KEY, process.env.S3RVER_SECRET_KEY);
 }
 
-const [directory, buckets = ''] = process.argv.slice(2);
+const [directory, buckets = '', port = '0'] = process.argv.slice(2);
 const server = new S3rver({
   address: '127.0.0.1',
-  port: 0,
+  port: Number(port),
   silent: true,
   directory,
   configureBuckets: buckets

@@ -6,7 +6,7 @@ import { isFinal, ProgressView, type Progress } from './progress';
 /** A task as `GET /v1/image/edit/batch/{id}` (or `/async/{id}`) answers it. */
 export interface Task {
   id: number;
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
+  status: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
   result_url: string;
   created_at: string;
   finished_at: string | null;

@@ -215,6 +215,7 @@ export type {
   TaskErrorPageDto,
   TaskInputInfoDto,
   TaskPageDto,
+  TaskPauseDto,
   TaskProgressDto,
   TaskResultDto,
   TaskResultPageDto,

@@ -947,6 +947,17 @@ export type TaskProgressDto = {
   cancelled?: number;
 };
 
+export type TaskPauseDto = {
+  /**
+   * Which output store fails, with its failure, and what happens next (resume, or ERROR by a time).
+   */
+  reason: string;
+  /**
+   * When the task was paused.
+   */
+  since: string;
+};
+
 export type TaskInputInfoDto = {
   /**
    * File extension: jpg, png, webp, avif, tiff (inputs also gif, bmp, heic).
@@ -1002,9 +1013,9 @@ export type TaskRetryDto = {
 export type TaskDto = {
   id: number;
   /**
-   * ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from either of the first two (DELETE on the task, or its key revoked); never backwards. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.
+   * ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from any status before (DELETE on the task, or its key revoked); never backwards, except PROCESSING <-> PAUSED: PAUSED while its output store fails (see `pause`), back to PROCESSING once the store answers again. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.
    */
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
+  status: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
   result_url: string;
   created_at: string;
   finished_at: string | null;
@@ -1015,6 +1026,10 @@ export type TaskDto = {
     [key: string]: unknown;
   };
   progress: TaskProgressDto;
+  /**
+   * On a PAUSED task only: why, and since when.
+   */
+  pause?: TaskPauseDto;
   /**
    * Every image that failed (and why a task could not run).
    */
@@ -1085,8 +1100,12 @@ export type AsyncEditRequestDto = {
 export type TaskSummaryDto = {
   id: number;
   kind: 'batch' | 'async';
-  status: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
+  status: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
   progress: TaskProgressDto;
+  /**
+   * On a PAUSED task only: why, and since when.
+   */
+  pause?: TaskPauseDto;
   created_at: string;
   finished_at: string | null;
   /**
@@ -2446,7 +2465,7 @@ export type TasksListData = {
     /**
      * Only tasks in this status.
      */
-    status?: 'ACCEPTED' | 'PROCESSING' | 'DONE' | 'ERROR' | 'CANCELLED';
+    status?: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
     /**
      * Only batch tasks, or only asynchronous edits.
      */

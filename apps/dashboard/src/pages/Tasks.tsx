@@ -177,7 +177,7 @@ export function TasksPage() {
           }}
         >
           <option value="">all</option>
-          {['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'].map((s) => (
+          {['ACCEPTED', 'PROCESSING', 'PAUSED', 'DONE', 'ERROR', 'CANCELLED'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
@@ -259,6 +259,7 @@ export function TaskPage({ id }: { id: number }) {
           </div>
           <Progress label={`Progress of task ${id}`} {...task.progress} />
           {task.progress.retrying ? <p className="muted">{task.progress.retrying} retrying</p> : null}
+          {task.pause ? <p className="wrap">{task.pause.reason}</p> : null}
           <ErrorBox error={cancelling.error(id)} />
         </div>
       ) : null}

@@ -143,6 +143,15 @@ export class AppConfig {
   readonly taskOutstandingPerAccount: number;
   /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
   readonly taskRetryDelayMs: number;
+  /**
+   * Write failures in a row of one output store (a storage, or the temporary bucket) after which its tasks are
+   * PAUSED instead of retried item by item (docs/batch.md, "When the output store is down").
+   */
+  readonly taskStoreFailures: number;
+  /** How often, in milliseconds, the store of a PAUSED task is probed (and its items look whether it resumed). */
+  readonly taskStoreProbeMs: number;
+  /** How long, in milliseconds, a task stays PAUSED before its waiting items end FAILED and it ends in ERROR. */
+  readonly taskStorePauseMaxMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
   readonly workerLockMs: number;
   /**
@@ -332,6 +341,9 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskOutstandingPerTask: read.integer('TASK_OUTSTANDING_PER_TASK', 2 * taskConcurrency, 1, 100_000),
     taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
+    taskStoreFailures: read.integer('TASK_STORE_FAILURES', 3, 1, 1_000),
+    taskStoreProbeMs: read.integer('TASK_STORE_PROBE_MS', 10_000, 100, 3_600_000),
+    taskStorePauseMaxMs: read.integer('TASK_STORE_PAUSE_MAX_MS', 3_600_000, 0, 7 * 86_400_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
     taskReconcileIntervalMs,
     vision: readVision(read),

@@ -1,8 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
-/** `ACCEPTED -> PROCESSING -> DONE | ERROR`, or `CANCELLED` from either of the first two; never backwards (docs/batch.md). */
-export const TASK_STATUSES = ['ACCEPTED', 'PROCESSING', 'DONE', 'ERROR', 'CANCELLED'] as const;
+/**
+ * `ACCEPTED -> PROCESSING -> DONE | ERROR`, or `CANCELLED` from any status before; never backwards, except
+ * `PROCESSING <-> PAUSED` while its output store is down (docs/batch.md, "When the output store is down").
+ */
+export const TASK_STATUSES = ['ACCEPTED', 'PROCESSING', 'PAUSED', 'DONE', 'ERROR', 'CANCELLED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** The statuses a task ends in: nothing of it runs any more, and it never moves again. */
@@ -75,4 +78,12 @@ export class EditTaskEntity {
 
   @Column({ name: 'finished_at', nullable: true, type: Date })
   finishedAt: Date | null;
+
+  /** Since when the task is PAUSED (its output store failed); null when it is not. */
+  @Column({ name: 'paused_at', nullable: true, type: Date })
+  pausedAt: Date | null;
+
+  /** Why the task is PAUSED, as its body shows it; null when it is not. */
+  @Column({ name: 'pause_reason', type: 'text', nullable: true })
+  pauseReason: string | null;
 }

@@ -10,6 +10,20 @@ import type { PipelineResult } from '@app/image-pipeline';
 import { StorageResolver, TemporaryBucket, type ResolvedReference } from '@app/storage';
 import { imageInfo, storageUriFields, type OutputImageInfo } from '../image-info';
 
+/** The key of the temporary bucket among output stores ({@link outputStoreOf}). */
+export const TEMPORARY_OUTPUT_STORE = 'temporary';
+
+/** Write failures, by the output store they failed on: `storage:<id>`, or {@link TEMPORARY_OUTPUT_STORE}. */
+const writeFailures = new WeakMap<object, string>();
+
+/**
+ * The output store a failure of {@link ResultWriter.write} happened on (`storage:<id>` or `temporary`); undefined
+ * for any other failure (reading the input, editing it). What a task's store breaker counts (OutputStoreBreaker).
+ */
+export function outputStoreOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? writeFailures.get(error) : undefined;
+}
+
 /**
  * The one place where results go: the rules of an output destination (a writable storage of the caller's
  * account; a file's extension agreeing with the format; a folder's results named after their inputs) and the
@@ -70,12 +84,18 @@ export class ResultWriter {
   ): Promise<OutputImageInfo> {
     const { ext, mime } = MEDIA_TYPES[result.format];
     const info = imageInfo(result.format, result.width, result.height);
+    const store = destination ? `storage:${destination.storage.id}` : TEMPORARY_OUTPUT_STORE;
+    const marked = <T>(write: Promise<T>): Promise<T> =>
+      write.catch((error: unknown) => {
+        if (typeof error === 'object' && error !== null) writeFailures.set(error, store);
+        throw error;
+      });
     if (!destination) {
-      const stored = await this.temporary.put(result.data, ext, mime);
+      const stored = await marked(this.temporary.put(result.data, ext, mime));
       return { ...info, tmp_url: stored.url };
     }
     const path = destination.isFolder ? `${destination.path}${baseName(inputName)}.${ext}` : destination.path;
-    const written = await destination.driver.write(path, result.data, { contentType: mime });
+    const written = await marked(destination.driver.write(path, result.data, { contentType: mime }));
     return {
       ...info,
       tmp_url: '',

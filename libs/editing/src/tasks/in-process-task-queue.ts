@@ -31,8 +31,9 @@ const SHUTDOWN_GRACE_MS = 30_000;
  * Embedded mode (no REDIS_URL): the API process runs task work itself, TASK_CONCURRENCY items at a time, first
  * queued first run. Listings and webhooks run beside the items. What waits here is bounded by the scheduler
  * (TaskScheduler: a few items per account, the rest wait in the database), so a large folder is never held in
- * memory and one account's batch never holds up another's. Transient failures are retried like BullMQ retries
- * them. At start,
+ * memory and one account's batch never holds up another's (items waiting for a retry hold no place there: each
+ * is a timer here, an object of a few fields). Transient failures are retried like BullMQ retries them; an item of
+ * a PAUSED task looks again every TASK_STORE_PROBE_MS, without a slot. At start,
  * tasks a restart interrupted resume: their listing runs again (it records nothing twice) and their pending
  * items are queued again; items that were final stay as they were.
  */
@@ -126,17 +127,25 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     const final = work.attempts >= this.config.taskAttempts;
     try {
       const job = { ...work, name: TaskJobs.item, attempt: work.attempts };
-      await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      const run = await processJob(IN_PROCESS, job, () => this.runner.runItem(work.taskId, work.seq, final));
+      if (run === 'deferred') {
+        // Its task is PAUSED: a look, not an attempt; it looks again after a probe interval, without a slot.
+        work.attempts -= 1;
+        this.after(this.config.taskStoreProbeMs, () => this.requeue(work));
+        return;
+      }
       this.inHand.delete(`${work.taskId}:${work.seq}`);
     } catch (error) {
       this.logger.warn(
         `task ${work.taskId} item ${work.seq}: attempt ${work.attempts} failed, retrying: ${String(error)}`,
       );
-      this.later(work.attempts, () => {
-        this.waiting.push(work);
-        this.pump();
-      });
+      this.later(work.attempts, () => this.requeue(work));
     }
+  }
+
+  private requeue(work: ItemWork): void {
+    this.waiting.push(work);
+    this.pump();
   }
 
   /** Runs a listing or a webhook outside the item slots, retrying transient failures with backoff. */
@@ -157,15 +166,17 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
     this.side.add(running);
   }
 
+  /** Runs `run` after the backoff of a retry of `attempt` (TASK_RETRY_DELAY_MS, doubled for each later one). */
   private later(attempt: number, run: () => void): void {
+    this.after(this.config.taskRetryDelayMs * 2 ** (attempt - 1), run);
+  }
+
+  private after(ms: number, run: () => void): void {
     if (this.stopping) return;
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        run();
-      },
-      this.config.taskRetryDelayMs * 2 ** (attempt - 1),
-    );
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
     timer.unref();
     this.timers.add(timer);
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type EntityManager } from 'typeorm';
+import { IsNull, Repository, type EntityManager } from 'typeorm';
 import { ApiKeyEntity, EditTaskEntity, EditTaskItemEntity, FINAL_TASK_STATUSES } from '@app/database';
-import { ACTIVE_TASK_STATUSES } from './task-store';
+import { ACTIVE_TASK_STATUSES, SCHEDULED_TASK_STATUSES } from './task-store';
 
 /** A task's pending items: handed to the queue, or waiting in the database for their turn. */
 export interface PendingItems {
@@ -41,7 +41,7 @@ export class ScheduleStore {
       .addSelect('key.revoked', 'revoked')
       .where('task.account_id = :accountId AND task.status IN (:...active)', {
         accountId,
-        active: ACTIVE_TASK_STATUSES,
+        active: SCHEDULED_TASK_STATUSES,
       })
       .orderBy('task.id', 'ASC')
       .getRawMany();
@@ -64,10 +64,14 @@ export class ScheduleStore {
     return pending;
   }
 
-  /** How many of the task's pending items are in the queue (at most TASK_OUTSTANDING_PER_TASK, an index range). */
+  /**
+   * How many of the task's pending items hold a place in the queue (at most TASK_OUTSTANDING_PER_TASK, an index
+   * range): those queued, less those whose last run failed and that wait for their retry (`error` set), which hold
+   * none (docs/batch.md, "Retries"), so that a failing item does not keep its account's other work waiting.
+   */
   queuedCount(taskId: number, manager?: EntityManager): Promise<number> {
     const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    return items.countBy({ taskId, status: 'PENDING', queued: true });
+    return items.countBy({ taskId, status: 'PENDING', queued: true, error: IsNull() });
   }
 
   /** Up to `limit` of the task's pending items not queued yet, in order. */

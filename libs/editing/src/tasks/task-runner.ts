@@ -17,6 +17,8 @@ import { TaskQueue } from './task-queue';
 import { TaskScheduler } from './task-scheduler';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';
+import { outputStoreOf } from '../results/result-writer';
+import { OutputStoreBreaker, pauseReason } from './output-store-breaker';
 import { TaskStore, type NewItem } from './task-store';
 import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
@@ -27,6 +29,13 @@ const CHUNK = 100;
 const PARSED_REQUESTS = 64;
 
 const isFinal = (task: EditTaskEntity) => isFinalTaskStatus(task.status);
+
+/**
+ * What a run of an item did: `ran` (it ran, or had nothing to do), or `deferred`: its task is PAUSED (its output
+ * store is down), so the item did not run and the queue runs it again after TASK_STORE_PROBE_MS, as a new look
+ * rather than a new attempt.
+ */
+export type ItemRun = 'ran' | 'deferred';
 
 /** How a listing stopped before the end of its input: the task was cancelled, or the key's quota is spent. */
 type Stop = { kind: 'ended' } | { kind: 'quota'; message: string };
@@ -56,6 +65,7 @@ export class TaskRunner {
     private readonly webhooks: WebhookSender,
     private readonly scheduler: TaskScheduler,
     private readonly bodies: TaskBodies,
+    private readonly breaker: OutputStoreBreaker,
   ) {}
 
   /**
@@ -91,18 +101,21 @@ export class TaskRunner {
 
   /**
    * Edits one item. A transient failure is recorded on the item (the task shows it as retrying) and thrown for a
-   * retry unless `finalAttempt`; any other failure (or the last attempt's) records the item as FAILED.
+   * retry unless `finalAttempt`; any other failure (or the last attempt's) records the item as FAILED. A write to
+   * an output store that the breaker holds open (OutputStoreBreaker) pauses the task instead: the item stays
+   * pending and is `deferred`, as is every item of a PAUSED task, which does not run until the task resumes.
    */
-  async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
+  async runItem(taskId: number, seq: number, finalAttempt = true): Promise<ItemRun> {
     const task = await this.store.find(taskId);
-    if (!task || isFinal(task)) return;
+    if (!task || isFinal(task)) return 'ran';
+    if (task.status === 'PAUSED') return 'deferred';
     // Read and started in one statement; an item that did not start is read again to tell why (rare).
     const item = await this.store.startItem(taskId, seq);
     if (!item) {
       const existing = await this.store.item(taskId, seq);
       // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
-      if (existing && existing.status !== 'PENDING') return this.afterItem(task);
-      return;
+      if (existing && existing.status !== 'PENDING') await this.afterItem(task);
+      return 'ran';
     }
     const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
@@ -128,11 +141,21 @@ export class TaskRunner {
         output: result.output,
         ...(result.notices && { notices: result.notices }),
       });
+      this.breaker.succeeded(task.id);
       ended('DONE');
     } catch (error) {
+      const store = outputStoreOf(error);
+      if (isTransient(error) && store !== undefined && this.breaker.failed(task.id, store)) {
+        await this.store.recordFailedAttempt(item.id, failureMessage(error));
+        ended('retry');
+        await this.pause(task, destination, failureMessage(error));
+        return 'deferred';
+      }
       if (isTransient(error) && !finalAttempt) {
         await this.store.recordFailedAttempt(item.id, failureMessage(error));
         ended('retry');
+        // While it waits for its retry the item holds no place in the queue (ScheduleStore.queuedCount).
+        await this.scheduler.topUp(task.accountId);
         throw error;
       }
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
@@ -140,6 +163,28 @@ export class TaskRunner {
       ended('FAILED');
     }
     await this.afterItem(task);
+    return 'ran';
+  }
+
+  /**
+   * PROCESSING -> PAUSED (its output store fails): its places in the queue go to its account's other tasks at once
+   * (a PAUSED task holds none: ScheduleStore.activeTasks), and PausedTaskProber resumes or ends it.
+   */
+  private async pause(task: EditTaskEntity, destination: string | undefined, failure: string): Promise<void> {
+    const until = new Date(Date.now() + this.config.taskStorePauseMaxMs);
+    if (!(await this.store.pause(task.id, pauseReason(destination, failure, until)))) return;
+    this.logger.warn(`task ${task.id}: its output store fails; pausing the task: ${failure}`);
+    await this.scheduler.topUp(task.accountId);
+  }
+
+  /**
+   * Ends a task PAUSED for longer than TASK_STORE_PAUSE_MAX_MS (PausedTaskProber): its images not written fail
+   * with `message`, and the task ends in ERROR (a listing still under way ends it when it is done).
+   */
+  async giveUpPaused(taskId: number, message: string): Promise<void> {
+    const failed = await this.store.failPending(taskId, message);
+    taskItems.inc({ status: 'FAILED' }, failed);
+    await this.finishIfDone(taskId);
   }
 
   /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */

@@ -42,17 +42,27 @@ export interface StartedItem {
   subPath: string;
 }
 
-/** Statuses a task may move to from each status: forward only; a final status never moves. */
+/**
+ * Statuses a task may move to from each status: forward only; a final status never moves. The one way back,
+ * PAUSED -> PROCESSING, is not here: only {@link TaskStore.resume} takes it, when the store answers again.
+ */
 const NEXT: Record<TaskStatus, TaskStatus[]> = {
   ACCEPTED: ['PROCESSING', 'DONE', 'ERROR', 'CANCELLED'],
-  PROCESSING: ['DONE', 'ERROR', 'CANCELLED'],
+  PROCESSING: ['PAUSED', 'DONE', 'ERROR', 'CANCELLED'],
+  PAUSED: ['DONE', 'ERROR', 'CANCELLED'],
   DONE: [],
   ERROR: [],
   CANCELLED: [],
 };
 
 /** The statuses of a task that has not ended. */
-export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
+export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING', 'PAUSED'];
+
+/**
+ * The statuses of a task whose items the scheduler hands to the queue and counts against its account's places: a
+ * PAUSED task holds none (its items already in the queue wait there without running: TaskRunner.runItem).
+ */
+export const SCHEDULED_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
 
 /**
  * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,
@@ -108,6 +118,43 @@ export class TaskStore {
     const moved = (result.affected ?? 0) > 0;
     if (moved && final) tasksEnded.inc({ status });
     return moved;
+  }
+
+  /** PROCESSING -> PAUSED since now, for `reason` (its output store failed); false when it was not PROCESSING. */
+  async pause(id: number, reason: string): Promise<boolean> {
+    const result = await this.tasks.update(
+      { id, status: 'PROCESSING' },
+      { status: 'PAUSED', pausedAt: new Date(), pauseReason: reason },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** PAUSED -> PROCESSING (its store answers again); false when it was not PAUSED (it ended, or resumed already). */
+  async resume(id: number): Promise<boolean> {
+    const result = await this.tasks.update(
+      { id, status: 'PAUSED' },
+      { status: 'PROCESSING', pausedAt: null, pauseReason: null },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Up to `limit` PAUSED tasks with ids above `afterId`, in id order (a keyset page of IDX_edit_tasks_status). */
+  pausedPage(afterId: number, limit: number): Promise<EditTaskEntity[]> {
+    return this.tasks
+      .createQueryBuilder('task')
+      .where("task.status = 'PAUSED' AND task.id > :afterId", { afterId })
+      .orderBy('task.id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Ends every pending item of the task FAILED with `error` (one statement); returns how many. */
+  async failPending(taskId: number, error: string): Promise<number> {
+    const result = await this.items.update(
+      { taskId, status: 'PENDING' },
+      { status: 'FAILED', error, finishedAt: new Date() },
+    );
+    return result.affected ?? 0;
   }
 
   /** Records why a task that has not ended will end in ERROR once its recorded items are final. */

@@ -42,6 +42,12 @@ export interface TaskProgress {
   cancelled?: number;
 }
 
+/** Why a task is PAUSED and since when (docs/batch.md, "When the output store is down"). */
+export interface TaskPause {
+  reason: string;
+  since: string;
+}
+
 /** The Batch task of the contract, plus `progress` and `retrying` (and `result` for an asynchronous edit). */
 export interface TaskView {
   id: number;
@@ -51,6 +57,8 @@ export interface TaskView {
   finished_at: string | null;
   request: Record<string, unknown>;
   progress: TaskProgress;
+  /** On a PAUSED task only. */
+  pause?: TaskPause;
   errors: TaskError[];
   results: TaskResult[];
   retrying: TaskRetry[];
@@ -127,6 +135,8 @@ export interface TaskSummary {
   kind: EditTaskEntity['kind'];
   status: TaskStatus;
   progress: TaskProgress;
+  /** On a PAUSED task only. */
+  pause?: TaskPause;
   created_at: string;
   finished_at: string | null;
   result_url: string;
@@ -149,6 +159,7 @@ export function taskSummary(
       retrying: final ? 0 : counts.retrying,
       ...cancelledOf(task, counts),
     },
+    ...pauseOf(task),
     created_at: task.createdAt.toISOString(),
     finished_at: task.finishedAt ? task.finishedAt.toISOString() : null,
     result_url: `${publicBaseUrl}${taskPath(task)}`,
@@ -181,6 +192,7 @@ export function taskView(
       retrying: final ? 0 : retrying.count,
       ...cancelledOf(task, counts),
     },
+    ...pauseOf(task),
     errors,
     results,
     retrying: (final ? [] : retrying.items).map((item) => ({
@@ -190,6 +202,12 @@ export function taskView(
     })),
     ...(task.kind === 'async' && results[0] && { result: results[0] }),
   };
+}
+
+/** A PAUSED task's `pause`: why, and since when. */
+function pauseOf(task: EditTaskEntity): { pause?: TaskPause } {
+  if (task.status !== 'PAUSED') return {};
+  return { pause: { reason: task.pauseReason ?? '', since: (task.pausedAt ?? task.createdAt).toISOString() } };
 }
 
 /** A cancelled task's items that never ran: those still pending (an item running then may finish after). */

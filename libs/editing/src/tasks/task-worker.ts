@@ -5,14 +5,14 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AppConfig } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
 import { BULLMQ, bullConnection } from './bullmq-task-queue';
 import { ABANDONED_MESSAGES, failureMessage } from './task-failure';
 import { TaskJobs, type ExpandJob, type ItemJob } from './task-queue';
-import { TaskRunner } from './task-runner';
+import { TaskRunner, type ItemRun } from './task-runner';
 import { processJob } from './task-tracing';
 
 /**
@@ -37,7 +37,7 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   onApplicationBootstrap(): void {
     this.connection = bullConnection(this.config.redisUrl!, 'atelier-worker');
-    this.worker = new Worker(EDIT_QUEUE, (job) => this.process(job), {
+    this.worker = new Worker(EDIT_QUEUE, (job, token) => this.process(job, token), {
       connection: this.connection,
       prefix: this.config.redisPrefix,
       concurrency: this.config.taskConcurrency,
@@ -71,13 +71,19 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
     await this.worker?.waitUntilReady();
   }
 
-  async process(job: Job): Promise<void> {
+  async process(job: Job, token?: string): Promise<void> {
     this.inHand += 1;
     try {
       const { taskId, seq, traceparent } = job.data as Partial<ItemJob>;
       const traced = { name: job.name, id: job.id, taskId: taskId ?? 0, seq, attempt: job.attemptsMade + 1 };
-      await processJob(BULLMQ, { ...traced, traceparent }, () => this.run(job));
+      const run = await processJob(BULLMQ, { ...traced, traceparent }, () => this.run(job));
+      if (run === 'deferred') {
+        // Its task is PAUSED: the job waits, delayed, for a probe interval; not counted as an attempt.
+        await job.moveToDelayed(Date.now() + this.config.taskStoreProbeMs, token);
+        throw new DelayedError();
+      }
     } catch (error) {
+      if (error instanceof DelayedError) throw error;
       // Only a run that BullMQ will repeat (a transient failure before the last attempt) or a broken job
       // throws; the last attempt of an item records its failure instead.
       this.logger.warn(`job ${job.id}: attempt ${job.attemptsMade + 1} failed: ${failureMessage(error)}`);
@@ -87,7 +93,7 @@ export class TaskWorker implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
-  private async run(job: Job): Promise<void> {
+  private async run(job: Job): Promise<ItemRun | void> {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     switch (job.name) {
       case TaskJobs.expand:

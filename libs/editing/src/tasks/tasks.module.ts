@@ -7,6 +7,8 @@ import { EditingModule } from '../editing.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BullMqTaskQueue } from './bullmq-task-queue';
 import { InProcessTaskQueue } from './in-process-task-queue';
+import { OutputStoreBreaker } from './output-store-breaker';
+import { PausedTaskProber } from './paused-task-prober';
 import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskReconciler } from './task-reconciler';
@@ -44,8 +46,11 @@ export class TasksModule {
         TaskBodies,
         TaskRunner,
         TaskService,
+        OutputStoreBreaker,
         ...queue,
         ...(role === 'worker' ? [TaskWorker, TaskReconciler] : []),
+        // paused tasks are probed where task work runs: a worker, or the API in embedded mode
+        ...(role === 'worker' || !config.redisUrl ? [PausedTaskProber] : []),
       ],
       exports: [TaskService, TaskBodies, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };

@@ -88,6 +88,11 @@ export class TemporaryBucket implements OnApplicationShutdown {
     };
   }
 
+  /** Proves that the bucket can be reached (a probe of a paused task's store), or throws why not. */
+  async check(timeoutMs?: number): Promise<void> {
+    await this.driver.check(timeoutMs);
+  }
+
   /** Opens a local temporary file for the API to serve; 404 when the name is unknown, malformed or expired. */
   async open(name: string): Promise<StorageReadResult & { contentType: string; expiresAt: Date }> {
     const info = OBJECT_NAME.test(name) && this.driver instanceof LocalDriver ? await this.driver.head(name) : null;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { TASK_STATUSES, type TaskStatus } from '@app/database';
 import type { Page, RecentFailure, TaskSummary } from '@app/editing';
-import { TaskErrorDto, TaskProgressDto, TaskResultDto } from './task-response.dto';
+import { TaskErrorDto, TaskPauseDto, TaskProgressDto, TaskResultDto } from './task-response.dto';
 
 const PAGE_RULE = { message: '$property must be a whole number from 1' };
 
@@ -48,6 +48,9 @@ export class TaskSummaryDto implements TaskSummary {
 
   @ApiProperty({ type: TaskProgressDto })
   progress: TaskProgressDto;
+
+  @ApiPropertyOptional({ type: TaskPauseDto, description: 'On a PAUSED task only: why, and since when.' })
+  pause?: TaskPauseDto;
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;

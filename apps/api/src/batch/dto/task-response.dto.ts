@@ -4,6 +4,7 @@ import {
   RETRYING_SHOWN,
   type TaskError,
   type TaskInputInfo,
+  type TaskPause,
   type TaskProgress,
   type TaskResult,
   type TaskRetry,
@@ -90,6 +91,19 @@ export class TaskRetryDto implements TaskRetry {
   error: string;
 }
 
+/** Why a task is PAUSED, and since when. */
+export class TaskPauseDto implements TaskPause {
+  @ApiProperty({
+    description: 'Which output store fails, with its failure, and what happens next (resume, or ERROR by a time).',
+    example:
+      'Paused: the output storage "out2" failed several writes in a row (The storage cannot be reached). The task resumes by itself once the store answers again; its images not written by 2026-11-28T19:00:00.000Z then end in ERROR.',
+  })
+  reason: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the task was paused.' })
+  since: string;
+}
+
 export class TaskDto implements TaskView {
   @ApiProperty({ example: 42 })
   id: number;
@@ -97,7 +111,7 @@ export class TaskDto implements TaskView {
   @ApiProperty({
     enum: TASK_STATUSES,
     description:
-      "ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from either of the first two (DELETE on the task, or its key revoked); never backwards. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.",
+      "ACCEPTED -> PROCESSING -> DONE | ERROR, or CANCELLED from any status before (DELETE on the task, or its key revoked); never backwards, except PROCESSING <-> PAUSED: PAUSED while its output store fails (see `pause`), back to PROCESSING once the store answers again. ERROR: the task could not run (missing or empty folder, the key's quota spent) or an image failed.",
   })
   status: TaskStatus;
 
@@ -115,6 +129,9 @@ export class TaskDto implements TaskView {
 
   @ApiProperty({ type: TaskProgressDto })
   progress: TaskProgressDto;
+
+  @ApiPropertyOptional({ type: TaskPauseDto, description: 'On a PAUSED task only: why, and since when.' })
+  pause?: TaskPauseDto;
 
   @ApiProperty({ type: [TaskErrorDto], description: 'Every image that failed (and why a task could not run).' })
   errors: TaskErrorDto[];
