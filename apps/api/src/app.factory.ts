@@ -26,6 +26,7 @@ import { acceptJsonBodiesOnly } from './http/json-body-parser';
 import { recordRequestMetrics, serveMetrics } from './http/metrics-endpoint';
 import { RequestLogController } from './http/request-log';
 import { traceRequests } from './http/request-tracing';
+import { securePages } from './http/page-headers';
 import { installRequestGate } from './http/request-gate';
 import { httpsOptions, installTls } from './http/tls';
 import { setupOpenApi } from './openapi/openapi';
@@ -71,6 +72,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   closeIdleSocketsOnShutdown(fastify);
   recordRequestMetrics(fastify);
   traceRequests(fastify);
+  securePages(fastify, config);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
