@@ -8,7 +8,7 @@ import {
   EditExecutor,
   EditRequestDto,
   parseEditRequest,
-  type EditCaller,
+  editCaller,
   type InputHold,
 } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
@@ -71,7 +71,7 @@ export class ImageEditController {
   // `unknown`, not the DTO: parseEditRequest validates the whole body, so one 422 lists every problem.
   async edit(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
-    return this.executor.execute(editCaller(caller), request);
+    return this.executor.execute(editCaller(caller.accountId), request);
   }
 
   @Post('upload')
@@ -97,7 +97,7 @@ export class ImageEditController {
   @ApiEnvelope(EditResponseDto)
   @ApiEditErrors([['MALFORMED_BODY', 'BODY_TOO_DEEP'], 'The `data` part is not JSON, or nests too deeply.'])
   async upload(@Req() http: FastifyRequest, @CurrentPrincipal() caller: Principal): Promise<EditResponseDto> {
-    const edit = editCaller(caller);
+    const edit = editCaller(caller.accountId);
     let hold: InputHold | undefined;
     try {
       const upload = await readUpload(http, this.config.maxJsonDepth, async (declared) => {
@@ -110,9 +110,4 @@ export class ImageEditController {
       hold?.release();
     }
   }
-}
-
-/** The caller of an edit: its account, and its key as the holder of a share of the edit budgets. */
-function editCaller(principal: Principal): EditCaller {
-  return { accountId: principal.accountId, holder: principal.keyId === null ? 'admin key' : `key ${principal.keyId}` };
 }

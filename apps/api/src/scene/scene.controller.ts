@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { parseSceneRequest, SceneExecutor, SceneRequestDto } from '@app/editing';
+import { editCaller, parseSceneRequest, SceneExecutor, SceneRequestDto } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -49,9 +49,6 @@ export class SceneController {
   // `unknown`, not the DTO: parseSceneRequest validates the whole body, so one 422 lists every problem.
   async create(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<SceneResponseDto> {
     const request = parseSceneRequest(body);
-    return this.scenes.create(
-      { accountId: caller.accountId, holder: caller.keyId === null ? 'admin key' : `key ${caller.keyId}` },
-      request,
-    );
+    return this.scenes.create(editCaller(caller.accountId), request);
   }
 }
