@@ -9,6 +9,7 @@ import { quadrantsImage } from './fixtures/images';
 import { editImage } from './helpers/edit-client';
 import { call, client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
+import { sendFrom } from './helpers/loopback-client';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -214,6 +215,34 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     // the task was ended where its last item ran, once
     expect(grew('atelier_tasks_ended_total', { status: 'DONE' }, workerSamples)).toBe(1);
     expect(grew('atelier_tasks_ended_total', { status: 'ERROR' }, workerSamples)).toBe(0);
+  });
+});
+
+describe('GET /metrics under the failure budget', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ METRICS_TOKEN: TOKEN, AUTH_FAILURE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(() => app?.close());
+
+  it('refuses guesses of the token past the budget (429 before comparing), and lets the token through once accepted', async () => {
+    const scrapeFrom = (from: string, token: string) => sendFrom(app.url, { from, path: '/metrics', key: token });
+    expect((await scrapeFrom('127.0.0.51', 'guess-number-one-0000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.51', 'guess-number-two-0000')).status).toBe(401);
+    const refused = await scrapeFrom('127.0.0.51', 'guess-number-three-00');
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail.error_code).toBe('2003');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // even the right token waits there while it has not been accepted: it is not compared either
+    expect((await scrapeFrom('127.0.0.51', TOKEN)).status).toBe(429);
+    // from the scraper's own address it is accepted; from then on the guesser's spent budget does not hold it
+    expect((await scrapeFrom('127.0.0.52', TOKEN)).status).toBe(200);
+    expect((await scrapeFrom('127.0.0.51', TOKEN)).status).toBe(200);
+    // one guessed token is limited from every address
+    expect((await scrapeFrom('127.0.0.53', 'guess-number-four-000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.54', 'guess-number-four-000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.55', 'guess-number-four-000')).status).toBe(429);
   });
 });
 
