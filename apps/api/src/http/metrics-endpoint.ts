@@ -1,13 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import {
   AppConfig,
+  bearerValue,
   ErrorWriter,
   httpRequestDuration,
   METRICS_CONTENT_TYPE,
   METRICS_PATH,
   metricsText,
+  metricsTokenCheck,
   ServiceException,
   startMetricsServer,
 } from '@app/common';
@@ -49,7 +50,7 @@ export function serveMetrics(
 ): void {
   const { metricsToken, metricsPort } = config;
   if (metricsToken !== undefined) {
-    const expected = digest(metricsToken);
+    const check = metricsTokenCheck(metricsToken);
     const expectedHash = hashKey(metricsToken);
     let accepted = false;
     fastify.route({
@@ -58,16 +59,16 @@ export function serveMetrics(
       // a probe to the request gate: scrapes do not spend the scraper's address budget of requests
       config: { atelierAccess: 'probe' },
       handler: async (request, reply) => {
-        const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        const given = bearerValue(request.headers.authorization);
         try {
           const hash = given === undefined ? undefined : hashKey(given);
           await addresses.admitAuthentication(
             clientAddress(request.ip),
             hash === undefined ? undefined : { hash, recentlyValid: accepted && hash === expectedHash },
           );
-          if (given === undefined || !timingSafeEqual(digest(given), expected)) {
-            throw new ServiceException(given === undefined ? 'AUTH_REQUIRED' : 'AUTH_INVALID_KEY');
-          }
+          const checked = check(request.headers.authorization);
+          if (checked !== 'valid')
+            throw new ServiceException(checked === 'missing' ? 'AUTH_REQUIRED' : 'AUTH_INVALID_KEY');
         } catch (error) {
           errors.write(error, request, reply);
           return reply;
@@ -80,7 +81,7 @@ export function serveMetrics(
   if (metricsPort !== 0) {
     let server: Server | undefined;
     fastify.addHook('onReady', async () => {
-      server = await startMetricsServer(config.host, metricsPort);
+      server = await startMetricsServer(config.host, metricsPort, metricsToken);
     });
     fastify.addHook('onClose', async () => {
       const closing = server;
@@ -89,8 +90,4 @@ export function serveMetrics(
       await new Promise<void>((resolve) => closing.close(() => resolve()));
     });
   }
-}
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }
