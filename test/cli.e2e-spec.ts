@@ -1,5 +1,16 @@
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -37,7 +48,7 @@ interface Run {
 /** Runs `atelier ARGS` to its end (at most `timeoutMs`), with the test app's URL and the admin key unless overridden. */
 async function atelier(
   args: string[],
-  options: { env?: Record<string, string>; terminal?: boolean; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; terminal?: boolean; timeoutMs?: number; input?: string } = {},
 ): Promise<Run> {
   const env = {
     ATELIER_URL: app.url,
@@ -45,7 +56,7 @@ async function atelier(
     ATELIER_CONFIG: join(scratch, 'no-config.json'),
     ...options.env,
   };
-  const running = startProcess(SHIM, args, env, { terminal: options.terminal });
+  const running = startProcess(SHIM, args, env, { terminal: options.terminal, input: options.input });
   const timer = setTimeout(() => running.child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
   const code = await running.exited;
   clearTimeout(timer);
@@ -107,7 +118,7 @@ describe('atelier: usage and connection', () => {
   it('exits 2 with what to do when the key is missing or a flag is unknown', async () => {
     const missing = await atelier(['storages', 'list'], { env: { ATELIER_KEY: '' } });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/No API key: pass --key, set ATELIER_KEY or run `atelier login/);
+    expect(missing.stderr).toMatch(/No API key: pipe it with --key-stdin, set ATELIER_KEY or run `atelier login/);
     const unknown = await atelier(['batch', 'storage://shelf/shoes/', '--colour', 'red']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--colour'");
@@ -123,19 +134,78 @@ describe('atelier: usage and connection', () => {
     expect(away.stderr).toContain(`Cannot reach the service at http://127.0.0.1:${port}`);
   });
 
-  it('login writes the config file with mode 0600, and later commands use it', async () => {
+  it('login reads the key from standard input, writes the config file 0600 by a rename, and later commands use it', async () => {
     const config = join(scratch, 'config', 'atelier.json');
-    const login = await atelier(['login', '--url', app.url, '--key', app.adminKey], {
-      env: { ATELIER_CONFIG: config },
+    // A file there already, readable by all, and a link beside it to a file that is not the CLI's.
+    mkdirSync(join(scratch, 'config'), { recursive: true });
+    writeFileSync(config, '{}\n', { mode: 0o644 });
+    const before = statSync(config).ino;
+    const elsewhere = join(scratch, 'not-the-config.txt');
+    writeFileSync(elsewhere, 'untouched\n');
+    const linked = join(scratch, 'config', 'linked.json');
+    symlinkSync(elsewhere, linked);
+
+    const login = await atelier(['login', '--url', app.url, '--key-stdin'], {
+      env: { ATELIER_CONFIG: config, ATELIER_KEY: '' },
+      input: `${app.adminKey}\n`,
     });
-    expect(login.code).toBe(0);
+    expect(login.code, login.output).toBe(0);
+    expect(login.stderr).not.toContain('--key is seen');
     expect(statSync(config).mode & 0o777).toBe(0o600);
+    // a new file took the old one's place (the key was never written into the 0644 one)
+    expect(statSync(config).ino).not.toBe(before);
+    expect(readdirSync(join(scratch, 'config')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    const relinked = await atelier(['login', '--url', app.url, '--key-stdin'], {
+      env: { ATELIER_CONFIG: linked },
+      input: app.adminKey,
+    });
+    expect(relinked.code, relinked.output).toBe(0);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('untouched\n');
+    expect(lstatSync(linked).isSymbolicLink()).toBe(false);
+    expect(statSync(linked).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: app.url, key: app.adminKey });
     const list = await atelier(['storages', 'list', '--json'], {
       env: { ATELIER_CONFIG: config, ATELIER_URL: '', ATELIER_KEY: '' },
     });
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).map((storage: { name: string }) => storage.name)).toContain('shelf');
+  });
+
+  it('takes the key from standard input on every command; login asks for it on a terminal, without echo', async () => {
+    const piped = await atelier(['storages', 'list', '--json', '--key-stdin'], {
+      env: { ATELIER_KEY: '' },
+      input: `${app.adminKey}\n`,
+    });
+    expect(piped.code, piped.output).toBe(0);
+    expect(JSON.parse(piped.stdout).map((storage: { name: string }) => storage.name)).toContain('shelf');
+    const both = await atelier(['storages', 'list', '--key', app.adminKey, '--key-stdin'], { input: app.adminKey });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('Give the key with --key or --key-stdin, not both.');
+    const empty = await atelier(['storages', 'list', '--key-stdin'], { env: { ATELIER_KEY: '' }, input: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('standard input held no key');
+
+    // No key, no terminal: say how to give it (never wait on a pipe nobody writes to).
+    const config = join(scratch, 'prompted', 'config.json');
+    const none = await atelier(['login', '--url', app.url], { env: { ATELIER_CONFIG: config } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('No key: pipe it with --key-stdin');
+    expect(existsSync(config)).toBe(false);
+
+    // A person at a terminal: asked, types the key (not shown), Enter.
+    const running = startProcess(SHIM, ['login', '--url', app.url], { ATELIER_CONFIG: config }, { terminal: true });
+    const timer = setTimeout(() => running.child.kill('SIGKILL'), 30_000);
+    try {
+      await waitForOutput(running, 'API key (not shown): ');
+      running.child.stdin!.write(`${app.adminKey}\r`);
+      expect(await running.exited, running.output()).toBe(0);
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(running.output()).not.toContain(app.adminKey);
+    expect(running.output()).toContain(`Saved the URL ${app.url} and the key to ${config} (mode 0600).`);
+    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: app.url, key: app.adminKey });
+    expect(statSync(config).mode & 0o777).toBe(0o600);
   });
 });
 

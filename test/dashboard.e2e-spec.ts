@@ -97,6 +97,15 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     }
   }
 
+  /** The console's reports of what a Content-Security-Policy refused on the page, from now on. */
+  function cspReports(on: Page): string[] {
+    const reports: string[] = [];
+    on.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) reports.push(message.text());
+    });
+    return reports;
+  }
+
   const details = (summary: string) =>
     page.locator('details', { has: page.locator(`summary:text-is("${summary}")`) }).first();
 
@@ -133,6 +142,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   it('signs in, creates a key shown once, edits its scopes, connects a storage, edits, runs a batch, signs out', async () => {
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
+    // Whatever the page's Content-Security-Policy blocks is reported on the console: nothing, on every page.
+    const blocked = cspReports(page);
 
     // Sign in: a wrong key is refused in words; the right one opens the pages its scopes allow.
     await page.goto(`${app.url}/`);
@@ -303,6 +314,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
     expect(app.logs.join('\n')).not.toContain(app.adminKey);
     expect(failures).toEqual([]);
+    expect(blocked).toEqual([]);
   }, 180_000);
   it('cancels a task that has not ended, after a confirmation, from its row and its page; a refusal in words', async () => {
     const failures: string[] = [];
@@ -381,5 +393,58 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     } finally {
       for (const hold of held) hold.release();
     }
+  }, 120_000);
+
+  it('sends the pages with a self-only Content-Security-Policy, no framing and no referrer; Swagger UI still renders', async () => {
+    const csp = (page: string) => {
+      const own = `'self' ${new URL(app.config.publicBaseUrl).origin}`;
+      return [
+        `default-src ${own}`,
+        `script-src ${own}`,
+        `style-src ${own}${page === 'docs' ? " 'unsafe-inline'" : ''}`,
+        `img-src ${own} data: blob:`,
+        `connect-src ${own}`,
+        `font-src ${own}`,
+        `form-action ${own}`,
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+      ].join('; ');
+    };
+    const html = await (await fetch(`${app.url}/dashboard/`)).text();
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    for (const [path, page] of [
+      ['/dashboard/', 'dashboard'],
+      ['/dashboard/tasks/42', 'dashboard'],
+      [script, 'dashboard'],
+      ['/docs', 'docs'],
+      ['/docs/', 'docs'],
+      ['/docs/swagger-ui-init.js', 'docs'],
+    ]) {
+      const answer = await fetch(`${app.url}${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('content-security-policy'), path).toBe(csp(page!));
+      expect(answer.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(answer.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
+    // The API's own answers are not pages.
+    expect((await fetch(`${app.url}/health/live`)).headers.get('content-security-policy')).toBeNull();
+
+    // Swagger UI under its policy: it renders its operations, and the console reports nothing blocked.
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const blocked = cspReports(page);
+    await page.goto(`${app.url}/docs`);
+    await page.getByRole('button', { name: 'Authorize' }).waitFor();
+    await page.locator('.opblock-summary-path', { hasText: '/v1/image/edit' }).first().waitFor();
+    await screenshot('swagger-ui', ['Atelier']);
+    expect(blocked).toEqual([]);
+    expect(failures).toEqual([]);
+
+    // Framed by another page, the dashboard is refused by the browser: the frame never holds it.
+    await page.setContent(`<iframe id="f" src="${app.url}/dashboard/"></iframe>`);
+    await expect.poll(() => blocked.some((text) => /frame-ancestors/.test(text)), { timeout: 20_000 }).toBe(true);
+    const framed = page.frames().find((frame) => frame !== page.mainFrame());
+    expect(await framed?.locator('#root').count()).toBe(0);
   }, 120_000);
 });

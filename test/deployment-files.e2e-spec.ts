@@ -1,8 +1,12 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createConnection } from 'node:net';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig, METRICS_PATH } from '@app/common';
+import { loadConfig, METRICS_READY_PATH } from '@app/common';
 import {
   configVariables,
   documentedVariables,
@@ -11,6 +15,7 @@ import {
   RUNTIME_VARIABLES,
   startScript,
 } from './helpers/deployment-files';
+import { freePort } from './helpers/process';
 
 /**
  * The deployment files cannot run here (no Docker engine), so what makes them safe is checked in their text:
@@ -38,6 +43,7 @@ describe('docker-compose.yml', () => {
   it('has no default for any password or key: each must be set, or compose refuses to start', () => {
     const secrets = [
       'POSTGRES_PASSWORD',
+      'REDIS_PASSWORD',
       'MINIO_ROOT_PASSWORD',
       'TEMP_BUCKET_SECRET_KEY',
       'ADMIN_API_KEY',
@@ -50,12 +56,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('pins every image to a version', () => {
+  it('pins every image to a version (and, where the file gives one, to a well-formed digest)', () => {
     for (const [name, service] of Object.entries(services)) {
       if (!service.image || service.image.startsWith('atelier:')) continue;
-      const tag = service.image.split(':')[1] ?? '';
+      const [reference, digest] = service.image.split('@');
+      const tag = reference.split(':')[1] ?? '';
       expect(tag, name).toMatch(/\d/);
       expect(tag, name).not.toMatch(/latest/);
+      if (digest !== undefined) expect(digest, name).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
   });
 
@@ -127,7 +135,78 @@ const caddyfile = read('deploy/caddy/Caddyfile')
   .map((line) => line.replace(/(^|\s)#.*$/, ''))
   .join('\n');
 
+describe('docker-compose.yml: Redis', () => {
+  it('asks every client for the password that REDIS_URL gives the api and the worker (a real redis-server)', async () => {
+    const redis = services.redis;
+    const args = (redis.command ?? []).map((arg) => interpolate(arg));
+    expect(args[0]).toBe('redis-server');
+    const password = args[args.indexOf('--requirepass') + 1];
+    expect(password).toBe(interpolate('${REDIS_PASSWORD:?x}'));
+    // the health check authenticates from the environment, not the command line, and checks the answer
+    expect(redis.environment?.REDISCLI_AUTH).toMatch(/^\$\{REDIS_PASSWORD:\?/);
+    expect(redis.healthcheck?.test.join(' ')).toMatch(/redis-cli ping \| grep -q PONG/);
+    expect(redis.healthcheck?.test.join(' ')).not.toMatch(/-a |REDIS_PASSWORD/);
+
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'atelier-compose-redis-'));
+    const server = spawn(
+      'redis-server',
+      [...args.slice(1), '--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const clients: Redis[] = [];
+    try {
+      // the server listens once a TCP connection is accepted (bounded wait)
+      for (let tries = 0; ; tries++) {
+        const open = await new Promise<boolean>((done) => {
+          const socket = createConnection(port, '127.0.0.1', () => done(socket.end() !== undefined));
+          socket.once('error', () => done(false));
+        });
+        if (open) break;
+        if (tries >= 100) throw new Error('redis-server did not start');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const connect = async (url: string) => {
+        const client = new Redis(url, {
+          lazyConnect: true,
+          enableReadyCheck: false,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        client.on('error', () => undefined);
+        clients.push(client);
+        await client.connect();
+        return client;
+      };
+      for (const name of ['api', 'worker']) {
+        const url = new URL(loadConfig(containerEnvironment(name)).redisUrl!);
+        expect(url.hostname, name).toBe('redis');
+        url.hostname = '127.0.0.1';
+        url.port = String(port);
+        expect(await (await connect(url.href)).ping(), name).toBe('PONG');
+      }
+      const anonymous = await connect(`redis://127.0.0.1:${port}`);
+      await expect(anonymous.ping()).rejects.toThrow(/NOAUTH/);
+    } finally {
+      for (const client of clients) client.disconnect();
+      server.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
 describe('docker-compose.yml: the reverse proxy in front of the API', () => {
+  it('sends Strict-Transport-Security on every answer, as the API’s native HTTPS does', () => {
+    // HSTS_MAX_AGE's default, as loadConfig gives it under native TLS (any readable pair of files will do here)
+    const tls = loadConfig({ TLS_CERT_FILE: 'package.json', TLS_KEY_FILE: 'package.json' }).tls!;
+    const site = /\{\$ATELIER_DOMAIN:[^}]+\}\s*\{([\s\S]*)\}\s*$/.exec(caddyfile)?.[1] ?? '';
+    // at the site's level, not inside a `handle`: the API's answers and the store's temporary results alike
+    const top = site.replace(/\bhandle[^{]*\{[\s\S]*?\n\t\}/g, '');
+    expect(top).toContain(`header Strict-Transport-Security "max-age=${tls.hstsMaxAgeSeconds}; includeSubDomains"`);
+  });
+
   it('is the only way in from the world: the api publishes no port, the object store the loopback only', () => {
     expect(services.api.ports).toBeUndefined();
     expect(services.worker.ports).toBeUndefined();
@@ -204,7 +283,7 @@ describe('docker-compose.yml: the reverse proxy in front of the API', () => {
     const worker = loadConfig(containerEnvironment('worker'));
     expect(worker.metricsPort).toBeGreaterThan(0);
     expect(services.worker.healthcheck?.test.join(' ')).toContain(
-      `http://127.0.0.1:${worker.metricsPort}${METRICS_PATH}`,
+      `http://127.0.0.1:${worker.metricsPort}${METRICS_READY_PATH}`,
     );
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderOpenApi } from '../apps/api/src/openapi/write-openapi';
+import { DatabaseHealth } from '@app/database';
 import { testRedisUrl } from './helpers/databases';
 import { call } from './helpers/http';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -37,6 +38,29 @@ describe('health checks', () => {
         },
       },
     });
+  });
+
+  it('checks the database at most about once a second however many probes come (probes skip every budget)', async () => {
+    const database = t.app.get(DatabaseHealth);
+    const ping = database.ping.bind(database);
+    let pings = 0;
+    database.ping = () => {
+      pings++;
+      return ping();
+    };
+    try {
+      const began = performance.now();
+      const answers = [];
+      for (let round = 0; round < 5; round++) {
+        answers.push(...(await Promise.all(Array.from({ length: 20 }, () => call(t.url, 'GET', '/health/ready')))));
+      }
+      const seconds = (performance.now() - began) / 1000;
+      expect(answers.map((answer) => answer.status)).toEqual(Array(100).fill(200));
+      // one check per started second at most (and the one possibly cached before)
+      expect(pings).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    } finally {
+      database.ping = ping;
+    }
   });
 
   it('stays ready with a model whose file is wrong, reports it not installed, and logs the file at start', async () => {

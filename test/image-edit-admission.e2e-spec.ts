@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
 import { editImage } from './helpers/edit-client';
-import type { ApiResponse } from './helpers/http';
+import { call, type ApiResponse } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -93,7 +93,13 @@ interface SlowUpload {
  * POSTs a multipart upload of `total` bytes over a raw socket, `chunk` bytes every `everyMs` ms, and stops
  * sending as soon as an answer arrives.
  */
-function slowUpload(test: TestApp, total: number, chunk = 64 * 1024, everyMs = 20): Promise<SlowUpload> {
+function slowUpload(
+  test: TestApp,
+  total: number,
+  chunk = 64 * 1024,
+  everyMs = 20,
+  key = test.adminKey,
+): Promise<SlowUpload> {
   const { port } = new URL(test.url);
   const opening = Buffer.from(
     '--b0\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n',
@@ -121,7 +127,7 @@ function slowUpload(test: TestApp, total: number, chunk = 64 * 1024, everyMs = 2
     };
     socket.on('connect', () => {
       socket.write(
-        `POST /v1/image/edit/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${test.adminKey}\r\n` +
+        `POST /v1/image/edit/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
           `Content-Type: multipart/form-data; boundary=b0\r\nContent-Length: ${total}\r\n\r\n`,
       );
       timer = setInterval(() => {
@@ -174,6 +180,46 @@ describe('uploads when the input budget is full', () => {
 
     const held = await holding;
     expect(held.status).toBe(400);
+  }, 30_000);
+});
+
+describe('EDIT_KEY_SHARE', () => {
+  it('is counted per account: a second key of the account shares the first one’s share; another account’s does not', async () => {
+    const budget = 8 * 1024 * 1024;
+    const test = await app({
+      EDIT_QUEUE_LIMIT: '0',
+      EDIT_INPUT_BYTES: String(budget),
+      EDIT_KEY_SHARE: '50',
+      FETCH_TIMEOUT_MS: '5000',
+    });
+    const keyFor = async (account: string | undefined) => {
+      const body = { name: `editor ${account ?? 'default'}`, scopes: ['image_editing'], ...(account && { account }) };
+      const created = await call(test.url, 'POST', '/v1/keys', { key: test.adminKey, body });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      return created.body.data.key as string;
+    };
+    const sameAccount = await keyFor(undefined);
+    const otherAccount = await keyFor('other-tenant');
+    const slow = await imageServer();
+    // the admin key's download declares half the budget (its account's whole share) and stalls
+    slow.stall('/half.png', {
+      declared: budget / 2,
+      head: await quadrantsImage({ format: 'png', width: 640, height: 480 }),
+    });
+    const holding = editImage(test, { input: slow.url('/half.png') });
+    await until(() => (slow.hits.get('/half.png') ?? 0) >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the download's first bytes reach the service
+
+    // 3 MiB more fits the process's budget, but not the account's share: refused for the second key too
+    const second = await slowUpload(test, 3 * 1024 * 1024, 64 * 1024, 20, sameAccount);
+    expect(second.status, second.head).toBe(503);
+    expect(second.body.error_code).toBe('1605');
+    // another account's share is its own: admitted, read and judged (not an image: 400)
+    const other = await slowUpload(test, 3 * 1024 * 1024, 256 * 1024, 5, otherAccount);
+    expect(other.status, other.head).not.toBe(503);
+    expect(other.status).toBeLessThan(500);
+
+    expect((await holding).status).toBe(400);
   }, 30_000);
 });
 

@@ -1,9 +1,10 @@
 import { connect } from 'node:net';
 import { readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { posix, resolve } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -51,6 +52,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 function find(kind: string, name: string): Document {
@@ -70,6 +72,7 @@ const SECRET_SAMPLES: Record<string, string> = {
   REDIS_URL: 'redis://redis:6379',
   STORAGE_ENCRYPTION_KEY: 'ab'.repeat(32),
   ADMIN_API_KEY: 'ab'.repeat(32),
+  METRICS_TOKEN: 'ef'.repeat(32),
   TEMP_BUCKET_ACCESS_KEY: 'atelier-temporary',
   TEMP_BUCKET_SECRET_KEY: 'cd'.repeat(24),
 };
@@ -99,6 +102,8 @@ describe('deploy/kubernetes: the documents', () => {
       'Deployment/atelier-api',
       'Deployment/atelier-worker',
       'HorizontalPodAutoscaler/atelier-worker',
+      'NetworkPolicy/atelier-api',
+      'NetworkPolicy/atelier-worker',
       'PodDisruptionBudget/atelier-api',
       'PodDisruptionBudget/atelier-worker',
       'Service/atelier-api',
@@ -217,6 +222,82 @@ describe('deploy/kubernetes: agreement with the code', () => {
   });
 });
 
+describe('deploy/kubernetes: hardening', () => {
+  /** The image's working folder (the Dockerfile's last WORKDIR), against which DATA_DIR resolves. */
+  const workdir = [...readRepoFile('Dockerfile').matchAll(/^WORKDIR\s+(\S+)/gm)].pop()![1];
+
+  it('mounts no service account token, and runs on a read-only root with emptyDir for every folder written', () => {
+    for (const deployment of [api, worker]) {
+      const name = deployment.metadata!.name!;
+      const pod = deployment.spec!.template.spec!;
+      expect(pod.automountServiceAccountToken, name).toBe(false);
+      expect(container(deployment).securityContext?.readOnlyRootFilesystem, name).toBe(true);
+      const env = containerEnvironment(deployment);
+      // What a process writes: DATA_DIR (the first admin key, a key file) and the system temporary folder.
+      const written = [posix.resolve(workdir, env.DATA_DIR ?? './data'), env.TMPDIR ?? '/tmp'];
+      const mounts = container(deployment).volumeMounts ?? [];
+      for (const folder of written) {
+        const mount = mounts.find((candidate) => candidate.mountPath === folder);
+        expect(mount, `${name}: ${folder} mounted`).toBeDefined();
+        expect(mount!.readOnly, `${name}: ${folder} writable`).not.toBe(true);
+        const volume = pod.volumes?.find((candidate) => candidate.name === mount!.name);
+        expect(volume?.emptyDir, `${name}: ${folder} is an emptyDir`).toBeDefined();
+      }
+    }
+  });
+
+  it('admits only the Ingress to port 3000 (TRUST_PROXY trusts what it forwards) and only the scraper to the metrics ports', () => {
+    expect(loadConfig(containerEnvironment(api)).trustProxy).toBe(true);
+    const labels = (deployment: IDeployment) => deployment.spec!.template.metadata!.labels!;
+    const selects = (selector: Record<string, string>, deployment: IDeployment) =>
+      Object.entries(selector).every(([key, value]) => labels(deployment)[key] === value);
+    type Rule = { from?: { namespaceSelector?: any; podSelector?: any; ipBlock?: any }[]; ports?: { port: string }[] };
+    const admitted = (deployment: IDeployment) => {
+      const policies = documents.filter(
+        (document) => document.kind === 'NetworkPolicy' && selects(document.spec.podSelector.matchLabels, deployment),
+      );
+      expect(policies.length, deployment.metadata!.name).toBe(1);
+      const [policy] = policies;
+      expect(policy.spec.policyTypes).toEqual(['Ingress']);
+      // port name -> who may connect; every rule names both its peers and its ports (no rule opens everything)
+      const byPort: Record<string, unknown[]> = {};
+      for (const rule of policy.spec.ingress as Rule[]) {
+        expect(rule.from?.length, 'a rule without `from` admits every pod').toBeGreaterThan(0);
+        expect(rule.ports?.length, 'a rule without `ports` admits every port').toBeGreaterThan(0);
+        for (const peer of rule.from!) {
+          expect(peer.ipBlock, 'no address blocks').toBeUndefined();
+          // both selectors: pods of one namespace, not every pod of it or of the cluster
+          expect(Object.keys(peer.namespaceSelector?.matchLabels ?? {}).length).toBeGreaterThan(0);
+          expect(Object.keys(peer.podSelector?.matchLabels ?? {}).length).toBeGreaterThan(0);
+        }
+        for (const { port } of rule.ports!) {
+          expect(() => containerPort(deployment, port)).not.toThrow();
+          (byPort[port] ??= []).push(...rule.from!);
+        }
+      }
+      return byPort;
+    };
+    const ingress = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } },
+    };
+    const scraper = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+    };
+    expect(admitted(api)).toEqual({ http: [ingress], metrics: [scraper] });
+    expect(admitted(worker)).toEqual({ metrics: [scraper] });
+  });
+
+  it('gives the metrics token to both processes, so that their metrics ports ask for it', () => {
+    for (const deployment of [api, worker]) {
+      expect(loadConfig(containerEnvironment(deployment)).metricsToken, deployment.metadata!.name).toBe(
+        SECRET_SAMPLES.METRICS_TOKEN,
+      );
+    }
+  });
+});
+
 describe('deploy/kubernetes: the probes reach what the processes serve', () => {
   let app: TestApp;
   let workerProcess: RunningProcess | undefined;
@@ -226,11 +307,14 @@ describe('deploy/kubernetes: the probes reach what the processes serve', () => {
     app = await startTestApp();
     const port = await freePort();
     // Scaled mode: the worker app itself. Embedded mode has no worker; its metrics listener is the same code.
-    workerProcess = await startWorkerFor(app, { METRICS_PORT: String(port) });
+    workerProcess = await startWorkerFor(app, {
+      METRICS_PORT: String(port),
+      METRICS_TOKEN: SECRET_SAMPLES.METRICS_TOKEN,
+    });
     if (workerProcess) {
       workerMetrics = { port, close: async () => undefined };
     } else {
-      const server = await startMetricsServer('127.0.0.1', port);
+      const server = await startMetricsServer('127.0.0.1', port, SECRET_SAMPLES.METRICS_TOKEN);
       workerMetrics = { port, close: () => new Promise<void>((done) => server.close(() => done())) };
     }
   });
@@ -250,7 +334,7 @@ describe('deploy/kubernetes: the probes reach what the processes serve', () => {
     for (const path of paths) expect((await fetch(`${app.url}${path}`)).status, path).toBe(200);
   });
 
-  it('answers the worker probes on its metrics port: a connection, and GET /metrics with the queue depth', async () => {
+  it('answers the worker probes on its metrics port without the token: a connection, and its readiness', async () => {
     const probes = container(worker);
     for (const probe of [probes.startupProbe, probes.livenessProbe]) expect(probe?.tcpSocket?.port).toBe('metrics');
     await new Promise<void>((done, fail) => {
@@ -264,7 +348,13 @@ describe('deploy/kubernetes: the probes reach what the processes serve', () => {
     expect(readiness.port).toBe('metrics');
     const answer = await fetch(`http://127.0.0.1:${workerMetrics.port}${readiness.path}`);
     expect(answer.status).toBe(200);
-    const text = await answer.text();
+    expect(await answer.text()).toBe('ready\n');
+    // the exposition itself (the queue's depth) is for the scraper's token only
+    const metrics = `http://127.0.0.1:${workerMetrics.port}/metrics`;
+    expect((await fetch(metrics)).status).toBe(401);
+    const scraped = await fetch(metrics, { headers: { authorization: `Bearer ${SECRET_SAMPLES.METRICS_TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    const text = await scraped.text();
     expect(text).toContain('# TYPE atelier_queue_jobs gauge');
     if (workerProcess) expect(text).toMatch(/^atelier_queue_jobs\{state="waiting"\} \d+$/m);
   });

@@ -9,6 +9,7 @@ import { quadrantsImage } from './fixtures/images';
 import { editImage } from './helpers/edit-client';
 import { call, client } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
+import { sendFrom } from './helpers/loopback-client';
 import type { RunningProcess } from './helpers/process';
 import { startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -59,11 +60,11 @@ async function scrape(url: string, token?: string): Promise<Sample[]> {
 }
 
 /** Scrapes until `ready` holds (at most 5 s), and returns the last scrape. */
-async function scrapeUntil(url: string, ready: (samples: Sample[]) => boolean): Promise<Sample[]> {
-  let samples = await scrape(url);
+async function scrapeUntil(url: string, ready: (samples: Sample[]) => boolean, token?: string): Promise<Sample[]> {
+  let samples = await scrape(url, token);
   for (let i = 0; i < 50 && !ready(samples); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    samples = await scrape(url);
+    samples = await scrape(url, token);
   }
   return samples;
 }
@@ -121,14 +122,24 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(total(samples, 'atelier_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
-  it('serves the same registry on its own port without a token, and nothing else there', async () => {
-    const samples = await scrape(metricsUrl);
+  it('asks for the token on its own port too (the cluster reaches it), and serves nothing else there', async () => {
+    const missing = await fetch(metricsUrl);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await missing.text()).not.toContain('atelier_');
+    const wrong = await fetch(metricsUrl, { headers: { authorization: 'Bearer not-the-token-at-all' } });
+    expect(wrong.status).toBe(401);
+    const samples = await scrape(metricsUrl, TOKEN);
     expect(samples.some((s) => s.name === 'atelier_http_request_duration_seconds_count')).toBe(true);
     expect((await fetch(metricsUrl.replace('/metrics', '/v1/keys'))).status).toBe(404);
+    // the probe of an orchestrator (which sends no secret): ready, and nothing else told
+    const ready = await fetch(metricsUrl.replace('/metrics', '/health/ready'));
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toBe('ready\n');
   });
 
   it('counts known traffic: requests by route pattern and status, 429, 402, tasks, items and webhooks', async () => {
-    const before = await scrape(metricsUrl);
+    const before = await scrape(metricsUrl, TOKEN);
     const workerBefore = worker ? await scrape(workerMetricsUrl) : before;
     const admin = client(app.url, app.adminKey);
     const body = { input: images.url('/photo.png'), output: { format: 'png' } };
@@ -153,7 +164,7 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     expect(done.status).toBe('DONE');
     await receiver.received('/done', 1);
 
-    const after = await scrape(metricsUrl);
+    const after = await scrape(metricsUrl, TOKEN);
     const grew = (name: string, labels: Record<string, string> = {}, samples = [before, after]) =>
       total(samples[1], name, labels) - total(samples[0], name, labels);
     const requests = (route: string, status: string, method = 'GET') =>
@@ -201,9 +212,11 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     // task items are counted where they run: the worker (scaled mode) or the API itself (embedded)
     // the delivery is counted once the receiver's answer is read, a moment after it arrived
     const delivered = (samples: Sample[]) => total(samples, 'atelier_webhook_deliveries_total');
-    const workerAfter = await scrapeUntil(worker ? workerMetricsUrl : metricsUrl, (samples) => {
-      return delivered(samples) > delivered(workerBefore);
-    });
+    const workerAfter = await scrapeUntil(
+      worker ? workerMetricsUrl : metricsUrl,
+      (samples) => delivered(samples) > delivered(workerBefore),
+      worker ? undefined : TOKEN,
+    );
     expect(grew('atelier_task_items_total', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
     expect(grew('atelier_task_item_duration_seconds_count', { status: 'DONE' }, [workerBefore, workerAfter])).toBe(1);
     // the webhook is delivered where tasks run, once, answered 200 at the first attempt
@@ -214,6 +227,34 @@ describe('GET /metrics with METRICS_TOKEN and METRICS_PORT', () => {
     // the task was ended where its last item ran, once
     expect(grew('atelier_tasks_ended_total', { status: 'DONE' }, workerSamples)).toBe(1);
     expect(grew('atelier_tasks_ended_total', { status: 'ERROR' }, workerSamples)).toBe(0);
+  });
+});
+
+describe('GET /metrics under the failure budget', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ METRICS_TOKEN: TOKEN, AUTH_FAILURE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(() => app?.close());
+
+  it('refuses guesses of the token past the budget (429 before comparing), and lets the token through once accepted', async () => {
+    const scrapeFrom = (from: string, token: string) => sendFrom(app.url, { from, path: '/metrics', key: token });
+    expect((await scrapeFrom('127.0.0.51', 'guess-number-one-0000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.51', 'guess-number-two-0000')).status).toBe(401);
+    const refused = await scrapeFrom('127.0.0.51', 'guess-number-three-00');
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail.error_code).toBe('2003');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // even the right token waits there while it has not been accepted: it is not compared either
+    expect((await scrapeFrom('127.0.0.51', TOKEN)).status).toBe(429);
+    // from the scraper's own address it is accepted; from then on the guesser's spent budget does not hold it
+    expect((await scrapeFrom('127.0.0.52', TOKEN)).status).toBe(200);
+    expect((await scrapeFrom('127.0.0.51', TOKEN)).status).toBe(200);
+    // one guessed token is limited from every address
+    expect((await scrapeFrom('127.0.0.53', 'guess-number-four-000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.54', 'guess-number-four-000')).status).toBe(401);
+    expect((await scrapeFrom('127.0.0.55', 'guess-number-four-000')).status).toBe(429);
   });
 });
 

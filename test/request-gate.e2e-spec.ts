@@ -14,6 +14,9 @@ function expectRefusal(answer: Answer, code: string, message: string, maxRetryAf
 }
 
 const BAD_KEY = 'sk_not_a_key_0000000000000000000000000000000';
+/** Another unknown key each call: failures are counted per presented key too. */
+let unknownKeys = 0;
+const unknownKey = () => `sk_unknown_${String(++unknownKeys).padStart(33, '0')}`;
 
 describe('limits per client address, before authentication', () => {
   let t: TestApp;
@@ -46,9 +49,45 @@ describe('limits per client address, before authentication', () => {
     expect((await send(t.url, { from, path: '/health/live' })).status).toBe(200);
     expect((await send(t.url, { from, path: '/health/ready' })).status).toBe(200);
 
-    const other = await send(t.url, { from: '127.0.0.3', path: '/v1/keys', key: BAD_KEY });
+    const other = await send(t.url, { from: '127.0.0.3', path: '/v1/keys', key: unknownKey() });
     expect(other.status).toBe(401);
     expect(other.body.error_code).toBe('111');
+  });
+
+  it('lets a key recently seen valid through an address whose failure budget others spent', async () => {
+    const created = await call(t.url, 'POST', '/v1/keys', {
+      key: t.adminKey,
+      body: { name: 'behind a shared NAT', scopes: ['storage'] },
+    });
+    const valid = created.body.data.key as string;
+    const shared = '127.0.0.11';
+    // Four bad keys from the shared address spend its budget: an unknown key is refused before its lookup...
+    for (let i = 0; i < 4; i++) {
+      expect((await send(t.url, { from: shared, path: '/v1/storage/storages', key: unknownKey() })).status).toBe(401);
+    }
+    expect((await send(t.url, { from: shared, path: '/v1/storage/storages', key: unknownKey() })).status).toBe(429);
+    // ...and so is a valid key this process has not yet answered.
+    expect((await send(t.url, { from: shared, path: '/v1/storage/storages', key: valid })).status).toBe(429);
+    // Once the key has been answered valid (here from its own network), the shared address no longer holds it.
+    expect((await send(t.url, { from: '127.0.0.12', path: '/v1/storage/storages', key: valid })).status).toBe(200);
+    const through = await send(t.url, { from: shared, path: '/v1/storage/storages', key: valid });
+    expect(through.status).toBe(200);
+    // Its own failures still hold it: four 403s (no `admin` scope) spend the key's budget, from any address.
+    for (let i = 0; i < 4; i++)
+      expect((await send(t.url, { from: shared, path: '/v1/keys', key: valid })).status).toBe(403);
+    const refused = await send(t.url, { from: '127.0.0.13', path: '/v1/storage/storages', key: valid });
+    expectRefusal(refused, '2003', 'Too many failed authentications with this API key. Retry later.', 15);
+  });
+
+  it('counts the failures of one unknown key across addresses', async () => {
+    const key = unknownKey();
+    for (let i = 0; i < 4; i++) {
+      expect((await send(t.url, { from: `127.0.1.${i + 1}`, path: '/v1/keys', key })).status).toBe(401);
+    }
+    const refused = await send(t.url, { from: '127.0.1.9', path: '/v1/keys', key });
+    expectRefusal(refused, '2003', 'Too many failed authentications with this API key. Retry later.', 15);
+    // The fresh address keeps its own budget for other keys.
+    expect((await send(t.url, { from: '127.0.1.9', path: '/v1/keys', key: unknownKey() })).status).toBe(401);
   });
 
   it('counts 403 answers as failed authentications too', async () => {
@@ -84,7 +123,7 @@ describe('limits per client address, before authentication', () => {
     const anonymous = await send(t.url, { from, method: 'POST', path: '/v1/keys', body });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error_message).toBe('Authorization is required.');
-    const wrongKey = await send(t.url, { from, method: 'POST', path: '/v1/keys', key: BAD_KEY, body });
+    const wrongKey = await send(t.url, { from, method: 'POST', path: '/v1/keys', key: unknownKey(), body });
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.body.error_message).toBe('The API key is unknown or revoked.');
     const upload = await send(t.url, { from, method: 'POST', path: '/v1/image/edit/upload', body });
@@ -107,7 +146,7 @@ describe('limits per client address behind a trusted proxy', () => {
     const as = (address: string) => ({
       from: '127.0.0.1',
       path: '/v1/keys',
-      key: BAD_KEY,
+      key: unknownKey(),
       headers: { 'x-forwarded-for': address },
     });
     expect((await send(t.url, as('203.0.113.7'))).status).toBe(401);
@@ -118,5 +157,11 @@ describe('limits per client address behind a trusted proxy', () => {
     expect((await send(t.url, as('2001:db8:1:2::1'))).status).toBe(401);
     expect((await send(t.url, as('2001:db8:1:2::2'))).status).toBe(401);
     expect((await send(t.url, as('2001:db8:1:2:ffff::3'))).status).toBe(429);
+    // Every forwarded value that is not an address is one client: writing another does not buy a fresh budget.
+    expect((await send(t.url, as('not-an-address-1'))).status).toBe(401);
+    expect((await send(t.url, as('not-an-address-2'))).status).toBe(401);
+    const invalid = await send(t.url, as('something-else'));
+    expect(invalid.status).toBe(429);
+    expect(invalid.body.detail.error_message).toBe('Too many failed authentications from this address. Retry later.');
   });
 });

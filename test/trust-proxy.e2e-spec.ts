@@ -9,11 +9,12 @@ import { startTestApp, type TestApp } from './helpers/test-app';
  * one peer, the proxy. With TRUST_PROXY the client's address decides its per-address budget and is the one
  * logged; without it every client counts as the proxy.
  */
-const UNKNOWN_KEY = `sk_${'x'.repeat(43)}`;
+/** An unknown key per request id: failures are counted per presented key as well as per client. */
+const unknownKey = (id: string) => `sk_${id.padEnd(43, 'x')}`;
 
 /** A request with an unknown key (a failed authentication), tagged with a request id to find its log line. */
 function failing(from: string, id: string, headers: Record<string, string> = {}): Sent {
-  return { from, path: '/v1/keys', key: UNKNOWN_KEY, headers: { 'x-request-id': id, ...headers } };
+  return { from, path: '/v1/keys', key: unknownKey(id), headers: { 'x-request-id': id, ...headers } };
 }
 
 /** The `client` of the "request completed" line of each request id. */
@@ -112,5 +113,12 @@ describe('behind a reverse proxy, without TRUST_PROXY', () => {
     expect(other.body.detail.error_code).toBe('2003');
     const clients = await waitForLines(app, ['e1', 'f1']);
     expect(clients).toMatchObject({ e1: '127.0.0.1', f1: '127.0.0.1' });
+  });
+
+  it('still lets a key recently seen valid through the proxy’s spent budget', async () => {
+    const seen = await sendFrom(app.url, { from: '127.0.0.43', path: '/v1/keys', key: app.adminKey });
+    expect(seen.status).toBe(200);
+    expect((await sendFrom(proxy.url, failing('127.0.0.44', 'g1'))).status).toBe(429);
+    expect((await sendFrom(proxy.url, { from: '127.0.0.44', path: '/v1/keys', key: app.adminKey })).status).toBe(200);
   });
 });

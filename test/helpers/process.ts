@@ -45,6 +45,8 @@ export interface StartOptions {
    * TTY, and the output read back is what the terminal showed (`\r\n` line ends).
    */
   terminal?: boolean;
+  /** Without a terminal: what standard input holds (a pipe, then its end); /dev/null when absent. */
+  input?: string;
 }
 
 /** `value` as one word for `sh -c`. */
@@ -68,8 +70,9 @@ export function startProcess(
     : spawn(command[0], command.slice(1), {
         cwd: ROOT,
         env: { ...baseEnvironment(), ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
+  if (!options.terminal && options.input !== undefined) child.stdin?.end(options.input);
   let output = '';
   let stdout = '';
   let stderr = '';

@@ -26,9 +26,11 @@ import { acceptJsonBodiesOnly } from './http/json-body-parser';
 import { recordRequestMetrics, serveMetrics } from './http/metrics-endpoint';
 import { RequestLogController } from './http/request-log';
 import { traceRequests } from './http/request-tracing';
+import { securePages } from './http/page-headers';
 import { installRequestGate } from './http/request-gate';
 import { httpsOptions, installTls } from './http/tls';
 import { setupOpenApi } from './openapi/openapi';
+import { AddressLimiter } from './rate-limit/address-limiter';
 
 /** Older clients of this API family call `/v1-beta1`; it is the same API as `/v1`. */
 const BETA_PREFIX = /^\/v1-beta1(?=\/|$|\?)/;
@@ -71,6 +73,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   closeIdleSocketsOnShutdown(fastify);
   recordRequestMetrics(fastify);
   traceRequests(fastify);
+  securePages(fastify, config);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
@@ -84,7 +87,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   installRequestGate(app);
   installTls(app, config.tls, logger);
-  serveMetrics(fastify, config, errors);
+  serveMetrics(fastify, config, errors, app.get(AddressLimiter));
   // Uploads (POST /v1/image/edit/upload): one file up to the input size cap, one small JSON field. The
   // multipart parser is registered for the whole app, so every other route refuses multipart bodies (415).
   await app.register(multipart, { limits: uploadLimits(config.fetchMaxBytes, config.maxJsonBodyBytes) });

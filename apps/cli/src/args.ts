@@ -10,6 +10,8 @@ export type Values = Record<string, string | boolean | string[] | undefined>;
 export const GLOBAL_OPTIONS: OptionSpecs = {
   url: { type: 'string' },
   key: { type: 'string' },
+  // the key from standard input (read before the command runs: cli.ts), never visible in `ps` or history
+  'key-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   timeout: { type: 'string' },

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { usageError } from './exit-codes';
@@ -49,8 +49,10 @@ export function resolveConnection(flags: { url?: string; key?: string }, env: Cl
   const stored = flags.url && flags.key ? {} : readStoredConfig(configPath(env));
   const url = flags.url || env.ATELIER_URL || stored.url;
   const key = flags.key || env.ATELIER_KEY || stored.key;
-  if (!url) throw usageError('No service URL: pass --url, set ATELIER_URL or run `atelier login --url URL --key KEY`.');
-  if (!key) throw usageError('No API key: pass --key, set ATELIER_KEY or run `atelier login --url URL --key KEY`.');
+  if (!url) throw usageError('No service URL: pass --url, set ATELIER_URL or run `atelier login --url URL`.');
+  if (!key) {
+    throw usageError('No API key: pipe it with --key-stdin, set ATELIER_KEY or run `atelier login --url URL`.');
+  }
   return { url: checkUrl(url), key };
 }
 
@@ -67,9 +69,20 @@ export function checkUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** Writes the config file readable by its owner only (0600, its folder 0700): it holds a secret. */
+/**
+ * Writes the config file readable by its owner only (0600, its folder 0700): it holds a secret. The text goes to
+ * a new temporary file created 0600 beside it (`wx`: never one that exists, nor a link), which then replaces the
+ * file by a rename: the key is never in a file others may read, even for a moment, an existing file's looser
+ * mode is not kept, a link at the path is replaced rather than followed, and a crash leaves the old file whole.
+ */
 export function writeStoredConfig(path: string, config: StoredConfig): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600); // an existing file keeps its mode on write
+  const partial = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(partial, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
 }

@@ -9,6 +9,7 @@ import { USAGE_HELP, usageCommand } from './commands/usage.command';
 import type { Context } from './context';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 import type { Streams } from './output';
+import { readKeyFromStdin, type KeyInput } from './secret-input';
 
 export const HELP = `atelier: the command line of an Atelier service (its public HTTP API).
 
@@ -21,10 +22,11 @@ Commands:
   keys list|create|update|revoke|usage    API keys (admin scope)
   storages list|types|get|create|delete   storage connections
   usage                calls used, quota and rate limits of the key in use
-  login --url URL --key KEY      save the URL and key in the config file
+  login --url URL [--key-stdin]  save the URL and key (asked for, or piped) in the config file
 
-Connection (first found wins): --url / --key; ATELIER_URL / ATELIER_KEY; the config file
-~/.config/atelier/config.json (ATELIER_CONFIG moves it; \`atelier login\` writes it). The key is never printed.
+Connection (first found wins): --url / --key-stdin (the key from standard input) or --key; ATELIER_URL /
+ATELIER_KEY; the config file ~/.config/atelier/config.json (ATELIER_CONFIG moves it; \`atelier login\` writes
+it). --key is seen by \`ps\` and kept in shell history: prefer the others. The key is never printed.
 
 Common options: --json (machine-readable JSON only, on stdout), --timeout SECONDS (per request, default 120).
 
@@ -50,9 +52,14 @@ export const COMMANDS: Record<string, { run: Command; help: string }> = {
 };
 
 /** Runs one command line; resolves with its exit code, having written what it has to say. */
-export async function runCli(args: string[], env: CliEnvironment, streams: Streams): Promise<ExitCode> {
+export async function runCli(
+  args: string[],
+  env: CliEnvironment,
+  streams: Streams,
+  input?: KeyInput,
+): Promise<ExitCode> {
   const [name, ...rest] = args;
-  const context: Context = { ...streams, env };
+  const context: Context = { ...streams, env, input };
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' && rest[0] ? COMMANDS[rest[0]] : undefined;
     streams.out.write(`${topic?.help ?? HELP}\n`);
@@ -64,6 +71,9 @@ export async function runCli(args: string[], env: CliEnvironment, streams: Strea
     return EXIT.USAGE;
   }
   try {
+    // `--key-stdin` (a global flag): the key is read once, before the command, whatever the command does with it
+    const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (options.includes('--key-stdin')) context.stdinKey = await readKeyFromStdin(input, streams.err);
     return await command.run(context, rest);
   } catch (error) {
     if (error instanceof CliError) {

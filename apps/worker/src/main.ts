@@ -36,9 +36,10 @@ async function main(): Promise<void> {
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.init();
   await app.get(TaskWorker).waitUntilReady();
-  // GET /metrics on a port of its own (METRICS_PORT): a worker serves no other HTTP. Closed by process.exit.
+  // GET /metrics on a port of its own (METRICS_PORT; with METRICS_TOKEN, only for it): a worker serves no other
+  // HTTP. Closed by process.exit.
   if (config.metricsPort !== 0) {
-    const metrics = await startMetricsServer(config.host, config.metricsPort);
+    const metrics = await startMetricsServer(config.host, config.metricsPort, config.metricsToken);
     metrics.unref();
     alwaysShown(logger, 'Worker').info(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
   }

@@ -29,8 +29,16 @@ export interface EditUpload extends EditSource {
 /** Who asks: the account whose storages are used, and the holder whose share of the budgets it counts to. */
 export interface EditCaller {
   accountId: number;
-  /** One API key (or, for tasks, one account): see {@link EditAdmission}. */
+  /** The account, whichever of its keys (or its tasks) asks: see {@link EditAdmission}. */
   holder: string;
+}
+
+/**
+ * The caller of an edit or scene of an account. The holder of an EDIT_KEY_SHARE is the account, not the key:
+ * an account that mints a second key (or starts a task) does not get a second share of a process's budgets.
+ */
+export function editCaller(accountId: number): EditCaller {
+  return { accountId, holder: `account ${accountId}` };
 }
 
 export interface EditResult {

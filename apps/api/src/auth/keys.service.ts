@@ -39,6 +39,13 @@ export interface CreatedKey {
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** Principals of presented keys kept (LOOKUP_CACHE_MS): the keys in use at once by one process's clients. */
 const PRINCIPAL_CACHE_SIZE = 1000;
+/**
+ * How long a key answered valid stays "recently seen valid": such a key passes its client address's failure
+ * budget (http/request-gate.ts), so that others' bad keys from a shared address do not lock it out.
+ */
+const RECENTLY_VALID_MS = 15 * 60_000;
+/** Keys remembered as recently valid: the keys in use by one process's clients. */
+const RECENTLY_VALID_SIZE = 10_000;
 
 /** API keys and accounts: creation, listing, revocation, authentication and call quotas. */
 @Injectable()
@@ -54,6 +61,8 @@ export class KeysService {
    * through this process forgets it (and the keys it granted) at once, through another process within the TTL.
    */
   private readonly principals: LruCache<string, Principal>;
+  /** The key id (null: ADMIN_API_KEY) of each key hash answered valid within RECENTLY_VALID_MS, by this process. */
+  private readonly recentlyValid = new LruCache<string, number | null>(RECENTLY_VALID_SIZE, RECENTLY_VALID_MS);
 
   constructor(
     private readonly config: AppConfig,
@@ -70,16 +79,26 @@ export class KeysService {
     const known = this.principals.get(hash);
     if (known) {
       if (known.keyId !== null) this.touch(known.keyId);
+      this.recentlyValid.set(hash, known.keyId);
       return known;
     }
     const principal = await this.lookUp(hash);
-    if (principal) this.principals.set(hash, principal);
+    if (principal) {
+      this.principals.set(hash, principal);
+      this.recentlyValid.set(hash, principal.keyId);
+    }
     return principal;
+  }
+
+  /** Whether the key of this hash was answered valid by this process within the last minutes (and not revoked since). */
+  wasRecentlyValid(hash: string): boolean {
+    return this.recentlyValid.get(hash) !== undefined;
   }
 
   /** Forgets the principals of a key and of the keys it granted (revoked or changed). */
   private forget(keyId: number): void {
     this.principals.deleteWhere((principal) => principal.keyId === keyId || principal.grant?.keyId === keyId);
+    this.recentlyValid.deleteWhere((id) => id === keyId);
   }
 
   private async lookUp(hash: string): Promise<Principal | undefined> {

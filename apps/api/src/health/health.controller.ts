@@ -9,6 +9,16 @@ import { ApiErrorResponse } from '../openapi/api-errors.decorator';
 type CheckResult = 'ok' | 'not_configured' | 'failing';
 
 const CHECK_TIMEOUT_MS = 2000;
+/**
+ * How long one readiness check answers every probe: probes skip every budget (orchestrators share addresses),
+ * so a flood of /health/ready costs at most one database and one Redis ping a second.
+ */
+const READY_CACHE_MS = 1000;
+
+type Checks = {
+  database: CheckResult;
+  redis: CheckResult;
+};
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([
@@ -29,6 +39,9 @@ export class HealthController {
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly vision: VisionCapabilities,
   ) {}
+
+  /** The latest readiness check (in flight or done) and when it began. */
+  private lastCheck?: { at: number; checks: Promise<Checks> };
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process answers' })
@@ -66,6 +79,23 @@ export class HealthController {
     checks: Record<string, CheckResult>;
     models: Record<string, ModelState>;
   }> {
+    const checks = await this.checks();
+    if (checks.database === 'failing' || checks.redis === 'failing') {
+      throw new ServiceException('NOT_READY', 'The service is not ready: a dependency does not answer.', { checks });
+    }
+    return { status: 'ok', checks, models: this.vision.models() };
+  }
+
+  /** The dependencies' state, checked at most once per READY_CACHE_MS (concurrent probes share one check). */
+  private checks(): Promise<Checks> {
+    const now = performance.now();
+    if (!this.lastCheck || now - this.lastCheck.at >= READY_CACHE_MS) {
+      this.lastCheck = { at: now, checks: this.check() };
+    }
+    return this.lastCheck.checks;
+  }
+
+  private async check(): Promise<Checks> {
     const [database, redis] = await Promise.all([
       withTimeout(this.database.ping()).then(
         (): CheckResult => 'ok',
@@ -78,10 +108,6 @@ export class HealthController {
           )
         : Promise.resolve<CheckResult>('not_configured'),
     ]);
-    const checks = { database, redis };
-    if (database === 'failing' || redis === 'failing') {
-      throw new ServiceException('NOT_READY', 'The service is not ready: a dependency does not answer.', { checks });
-    }
-    return { status: 'ok', checks, models: this.vision.models() };
+    return { database, redis };
   }
 }

@@ -8,7 +8,7 @@ import {
   EditExecutor,
   EditRequestDto,
   parseEditRequest,
-  type EditCaller,
+  editCaller,
   type InputHold,
 } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
@@ -76,7 +76,7 @@ export class ImageEditController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<EditResponseDto> {
     const request = parseEditRequest(body, { input: 'required' });
-    return this.executor.execute(editCaller(caller), request, undefined, clientGone(reply));
+    return this.executor.execute(editCaller(caller.accountId), request, undefined, clientGone(reply));
   }
 
   @Post('upload')
@@ -106,7 +106,7 @@ export class ImageEditController {
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<EditResponseDto> {
-    const edit = editCaller(caller);
+    const edit = editCaller(caller.accountId);
     let hold: InputHold | undefined;
     try {
       const upload = await readUpload(http, this.config.maxJsonDepth, async (declared) => {
@@ -120,9 +120,4 @@ export class ImageEditController {
       hold?.release();
     }
   }
-}
-
-/** The caller of an edit: its account, and its key as the holder of a share of the edit budgets. */
-function editCaller(principal: Principal): EditCaller {
-  return { accountId: principal.accountId, holder: principal.keyId === null ? 'admin key' : `key ${principal.keyId}` };
 }

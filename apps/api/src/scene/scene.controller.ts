@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { parseSceneRequest, SceneExecutor, SceneRequestDto } from '@app/editing';
+import { editCaller, parseSceneRequest, SceneExecutor, SceneRequestDto } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { clientGone } from '../http/client-gone';
 import { RequireScopes } from '../auth/require-scopes.decorator';
@@ -55,10 +55,6 @@ export class SceneController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SceneResponseDto> {
     const request = parseSceneRequest(body);
-    return this.scenes.create(
-      { accountId: caller.accountId, holder: caller.keyId === null ? 'admin key' : `key ${caller.keyId}` },
-      request,
-      clientGone(reply),
-    );
+    return this.scenes.create(editCaller(caller.accountId), request, clientGone(reply));
   }
 }

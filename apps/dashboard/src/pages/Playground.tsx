@@ -59,7 +59,9 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
       setBefore(objectUrl);
       return () => URL.revokeObjectURL(objectUrl);
     }
-    setBefore(source === 'url' && /^https?:\/\//.test(url) ? url : undefined);
+    // The page's Content-Security-Policy loads images from the service's own origin only: an outside URL has no
+    // "before" view (the service fetches it; the browser does not).
+    setBefore(source === 'url' && sameOrigin(url) ? url : undefined);
     return undefined;
   }, [source, file, url]);
 
@@ -241,4 +243,14 @@ export function PlaygroundPage({ canUseStorages }: { canUseStorages: boolean }) 
       ) : null}
     </section>
   );
+}
+
+/** Whether `url` is an http(s) URL of the page's own origin. */
+function sameOrigin(url: string): boolean {
+  if (!/^https?:\/\//.test(url)) return false;
+  try {
+    return new URL(url).origin === window.location.origin;
+  } catch {
+    return false;
+  }
 }

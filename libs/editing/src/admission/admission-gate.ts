@@ -5,7 +5,7 @@ export interface AdmissionLimits {
   capacity: number;
   /** Permits at once; Infinity for no count limit. */
   slots: number;
-  /** The most units one holder (an API key) may hold together, at most `capacity`. */
+  /** The most units one holder (an account) may hold together, at most `capacity`. */
   holderCapacity: number;
   /** Requests that may wait; one more is refused at once. */
   queueLimit: number;

@@ -42,7 +42,7 @@ export class InputHold {
  *   Waiting for an origin's bytes holds only the bytes that arrived (or were declared), never a pixel slot;
  * - pixels: EDIT_CONCURRENCY edits at once within EDIT_MEMORY_BYTES, estimated from each image's header.
  *
- * Each API key may hold at most EDIT_KEY_SHARE percent of each budget; at most EDIT_QUEUE_LIMIT requests wait
+ * Each account (the holder: editCaller) may hold at most EDIT_KEY_SHARE percent of each budget; at most EDIT_QUEUE_LIMIT requests wait
  * for each, then 503 EDIT_BUSY.
  */
 @Injectable()

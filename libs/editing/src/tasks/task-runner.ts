@@ -10,7 +10,7 @@ import {
 } from '@app/common';
 import { isFinalTaskStatus, type EditTaskEntity } from '@app/database';
 import { describeUrl, StorageResolver } from '@app/storage';
-import { EditExecutor } from '../edit-executor';
+import { editCaller, EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request.model';
 import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
@@ -133,8 +133,7 @@ export class TaskRunner {
       taskItemDuration.observe({ status }, (performance.now() - started) / 1000);
     };
     try {
-      const caller = { accountId: task.accountId, holder: `tasks of account ${task.accountId}` };
-      const result = await this.executor.execute(caller, request);
+      const result = await this.executor.execute(editCaller(task.accountId), request);
       await this.store.finishItem(item.id, {
         status: 'DONE',
         input: result.input,
