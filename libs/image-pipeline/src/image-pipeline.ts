@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/com
 import sharp from 'sharp';
 import { AppConfig, ServiceException, timedStage } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
-import { decodeError } from './decode/decode-input';
+import { decodeError, withJpegWarningsTolerated } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
@@ -66,8 +66,11 @@ export class ImagePipeline implements OnApplicationShutdown {
    * cropped image.
    */
   async findFaces(bytes: Buffer, probe: ImageProbe): Promise<DetectedFace[]> {
+    const search = { pool: this.pool, maxPixels: this.config.maxInputPixels, detector: this.faces };
     return this.withThreads(probe, () =>
-      findFaces(bytes, probe, { pool: this.pool, maxPixels: this.config.maxInputPixels, detector: this.faces }),
+      withJpegWarningsTolerated(probe, (tolerateJpegWarnings) =>
+        findFaces(bytes, probe, { ...search, tolerateJpegWarnings }),
+      ),
     );
   }
 
@@ -83,17 +86,23 @@ export class ImagePipeline implements OnApplicationShutdown {
     replan?: Replan,
     assets?: EditAssets,
   ): Promise<PipelineResult> {
-    return this.withThreads(probe, () => this.process(bytes, probe, plan, replan, assets));
+    return this.withThreads(probe, () =>
+      withJpegWarningsTolerated(probe, (tolerateJpegWarnings) =>
+        this.process(bytes, probe, plan, tolerateJpegWarnings, replan, assets),
+      ),
+    );
   }
 
   private async process(
     bytes: Buffer,
     probe: ImageProbe,
     plan: EditPlan,
+    tolerateJpegWarnings: boolean,
     replan?: Replan,
     assets?: EditAssets,
   ): Promise<PipelineResult> {
     const context = {
+      tolerateJpegWarnings,
       bytes,
       probe,
       plan,
