@@ -142,7 +142,13 @@ export class ImagePipeline implements OnApplicationShutdown {
       segmenter: this.segmenter,
       backend: this.generative,
     };
-    return this.withThreads(object.probe, () => composeScene(object, template, plan, resources, signal));
+    // either image may be the JPEG whose harmless warnings call for the second try
+    const format = template?.probe.format === 'jpeg' ? 'jpeg' : object.probe.format;
+    return this.withThreads(object.probe, () =>
+      withJpegWarningsTolerated({ format }, (tolerateJpegWarnings) =>
+        composeScene(object, template, plan, { ...resources, tolerateJpegWarnings }, signal),
+      ),
+    );
   }
 
   /**

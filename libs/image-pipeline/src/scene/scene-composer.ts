@@ -35,6 +35,8 @@ export interface SceneResources {
   maxPixels: number;
   segmenter?: Segmenter;
   backend: GenerativeBackend;
+  /** Decode JPEG despite libjpeg's warnings (the second try of withJpegWarningsTolerated). */
+  tolerateJpegWarnings?: boolean;
 }
 
 /** The images of a scene, with the time of each stage (milliseconds) and what the backend reported. */
@@ -213,6 +215,7 @@ function stepContext(source: SceneSource, resources: SceneResources): StepContex
     profiles: resources.profiles,
     maxPixels: resources.maxPixels,
     segmenter: resources.segmenter,
+    tolerateJpegWarnings: resources.tolerateJpegWarnings,
   };
 }
 
