@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,21 @@ describe('a damaged database at start', () => {
     expectOneClearMessage(output, file, problem);
     // the file is left as it was found, for the operator to restore or inspect
     expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('the API and the keys CLI refuse a directory where the file should be, with the same message', async () => {
+    const { dataDir, file } = dataDirWith();
+    mkdirSync(file);
+    for (const [main, args] of [
+      [API_MAIN, []],
+      [KEYS_CLI, ['list']],
+    ] as const) {
+      const { code, output } = await runToEnd(main, [...args], env(dataDir), 25_000);
+      expect(code).toBe(1);
+      expectOneClearMessage(output, file, /is a directory, not an SQLite database/);
+      expect(output).not.toMatch(/EISDIR/);
+    }
+    expect(statSync(file).isDirectory()).toBe(true);
   });
 
   it('the keys CLI refuses it the same way', async () => {

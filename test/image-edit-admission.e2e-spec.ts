@@ -3,12 +3,18 @@
  * by bytes (an upload is refused before its body is read when that budget is full), and pixel work is admitted
  * against a memory budget estimated from the image's header. Black box, over real HTTP.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { quadrantsImage } from './fixtures/images';
+import { startScript } from './helpers/deployment-files';
 import { editImage } from './helpers/edit-client';
 import { call, type ApiResponse } from './helpers/http';
 import { startImageServer, type ImageServer } from './helpers/image-server';
+import { startApiProcess } from './helpers/process';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 const started: Array<{ stop(): Promise<void> } | { close(): Promise<void> }> = [];
@@ -247,4 +253,59 @@ describe('pixel work is admitted against a memory budget', () => {
     for (const msg of admitted) expect(msg).toMatch(/\b1 in progress\b/);
     expect(admitted.filter((msg) => !/waited 0 ms/.test(msg)).length).toBeGreaterThanOrEqual(2);
   }, 60_000);
+});
+
+/** /proc/<pid>/status fields, in bytes. */
+function processMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+async function uploadEdit(url: string, key: string, file: Buffer, name: string): Promise<number> {
+  const form = new FormData();
+  form.append('file', new Blob([file]), name);
+  form.append('data', JSON.stringify({ output: { format: 'jpeg' } }));
+  const response = await fetch(`${url}/v1/image/edit/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe('the memory budget bounds the process', () => {
+  // WebP is decoded whole (3.4 frames at its peak, docs/benchmarks.md): the format whose estimate was furthest off
+  it.runIf(process.platform === 'linux')(
+    'four 6 MP WebP edits at once keep the API process within its RSS before them plus EDIT_MEMORY_BYTES',
+    async () => {
+      const budget = 120 * 1024 * 1024;
+      const dataDir = mkdtempSync(join(tmpdir(), 'atelier-memory-'));
+      const key = randomBytes(24).toString('base64url');
+      const api = await startApiProcess({
+        ...startScript('api').env, // the allocator settings the service is deployed with
+        DATA_DIR: dataDir,
+        ADMIN_API_KEY: key,
+        LOG_LEVEL: 'warn',
+        EDIT_CONCURRENCY: '4',
+        EDIT_MEMORY_BYTES: String(budget),
+        EDIT_KEY_SHARE: '100',
+      });
+      started.push({ stop: () => api.stop().finally(() => rmSync(dataDir, { recursive: true, force: true })) });
+      const pid = api.child.pid!;
+      const small = await quadrantsImage({ format: 'webp', width: 256, height: 192 });
+      // threads, codecs and the first request's allocations: not part of what the budget bounds
+      expect(await uploadEdit(api.url, key, small, 'small.webp')).toBe(200);
+      const photo = await quadrantsImage({ format: 'webp', width: 3000, height: 2000 });
+      writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM starts again from the RSS now
+      const before = processMemory(pid).rss;
+      const statuses = await Promise.all([1, 2, 3, 4].map((n) => uploadEdit(api.url, key, photo, `${n}.webp`)));
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      // the uploads' bytes are held in EDIT_INPUT_BYTES, a budget of their own
+      const growth = processMemory(pid).peak - before;
+      expect(growth / 2 ** 20).toBeLessThanOrEqual((budget + 4 * photo.length) / 2 ** 20);
+    },
+    30_000,
+  );
 });

@@ -14,8 +14,11 @@ import {
   QUADRANT_COLOURS,
   quadrantsImage,
   withHeifRotation,
+  withJpegSize,
   withOrientation,
+  withPngSize,
   type Quadrant,
+  type QuadrantFormat,
 } from './fixtures/images';
 import { fetchResult } from './helpers/edit-client';
 import { call, type ApiResponse } from './helpers/http';
@@ -228,12 +231,50 @@ describe('orientation', () => {
 });
 
 describe('damaged and oversized inputs', () => {
-  it('a truncated JPEG (its first half): 422 1602', async () => {
-    const jpeg = await quadrantsImage({ format: 'jpeg' });
-    const response = await editServed(jpeg.subarray(0, jpeg.length >> 1), 'half.jpg');
-    expect(response.status).toBe(422);
+  const cutShort = (bytes: Buffer, keep: number) => bytes.subarray(0, Math.floor(bytes.length * keep));
+  const quadrants = (format: QuadrantFormat) => quadrantsImage({ format, width: 256, height: 192 });
+  const truncated: Array<[string, () => Buffer | Promise<Buffer>]> = [
+    ['JPEG, its first 60 %', async () => cutShort(await quadrants('jpeg'), 0.6)],
+    [
+      'JPEG whose header says 1000 x 1000 (the pixel limit here) over 640 x 480 of data',
+      async () => withJpegSize(await quadrantsImage({ format: 'jpeg', width: 640, height: 480 }), 1000, 1000),
+    ],
+    ['PNG, its first 60 %', async () => cutShort(await quadrants('png'), 0.6)],
+    [
+      'PNG whose header says 1000 x 750 over 256 x 192 of data',
+      async () => withPngSize(await quadrants('png'), 1000, 750),
+    ],
+    ['WebP, its first 80 %', async () => cutShort(await quadrants('webp'), 0.8)],
+    ['TIFF, its first 60 %', async () => cutShort(await quadrants('tiff'), 0.6)],
+    ['GIF, its first 30 %', async () => cutShort(await quadrants('gif'), 0.3)],
+    ['AVIF, its first 60 %', async () => cutShort(await quadrants('avif'), 0.6)],
+    ['HEIC, its first 90 %', () => cutShort(heicFixture(), 0.9)],
+    ['BMP, its pixel rows cut short', async () => cutShort(await quadrants('bmp'), 0.9)],
+  ];
+
+  it.each(truncated)('a truncated %s: 422 1602, never an image with the rest filled', async (_name, make) => {
+    const response = await editServed(await make(), 'truncated');
+    expect(response.status, JSON.stringify(response.body)).toBe(422);
     expect(response.body).toMatchObject({ error_code: '1602', error_type: 'image' });
     expect(response.body.error_details.input).toEqual([expect.any(String)]);
+  });
+
+  it('a JPEG cut short says so, with the size its header declares', async () => {
+    const jpeg = withJpegSize(await quadrantsImage({ format: 'jpeg', width: 640, height: 480 }), 1000, 1000);
+    const response = await editServed(jpeg, 'declared.jpg');
+    expect(response.body.error_details.input).toEqual([
+      expect.stringMatching(/ends before the whole image \(truncated: its header declares 1000 x 1000\)/),
+    ]);
+  });
+
+  it('a JPEG with a warning browsers ignore (extraneous bytes before a marker) is still edited', async () => {
+    const jpeg = await quadrants('jpeg');
+    const dht = jpeg.indexOf(Buffer.from([0xff, 0xc4]));
+    const response = await editServed(
+      Buffer.concat([jpeg.subarray(0, dht), Buffer.from([1, 2, 3]), jpeg.subarray(dht)]),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.input).toMatchObject({ format: 'jpeg', width: 256, height: 192 });
   });
 
   const bombs: Array<[string, () => Buffer | Promise<Buffer>]> = [

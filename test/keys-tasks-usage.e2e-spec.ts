@@ -191,15 +191,36 @@ describe('the tasks of an account, page by page', () => {
     });
     // three requests of this key so far, one a second refilled: fewer than 60 left in the minute's bucket
     expect(second.body.data.rate_limit.per_minute.remaining).toBeLessThan(60);
-    const recent = second.body.data.recent_errors;
-    expect(recent.map((entry: { input: string }) => entry.input).sort()).toEqual(
+    // the account's failures are another key's: this one has none of its own
+    expect(second.body.data.recent_errors).toEqual([]);
+    const ofAdmin = (await account.get('/v1/usage')).body.data.recent_errors;
+    expect(ofAdmin.map((entry: { input: string }) => entry.input).sort()).toEqual(
       [images.url('/missing.jpg'), images.url('/not-an-image.jpg')].sort(),
     );
-    expect(recent[0]).toMatchObject({ task_id: batchId, error: expect.any(String) });
+    expect(ofAdmin[0]).toMatchObject({ task_id: batchId, error: expect.any(String) });
     const ofKey = await operator.get(`/v1/keys/${created.id}/usage`);
     expect(ofKey.status).toBe(200);
     expect(ofKey.body.data.calls_used).toBe(1);
     // only admins read another key's usage
     expect((await metered.get(`/v1/keys/${created.id}/usage`)).status).toBe(403);
+  });
+
+  it('shows a scoped key only its own failed inputs, presigned query strings and tokens redacted', async () => {
+    const created = await newKey({ name: 'uploader', scopes: ['image_editing'], account: 'tasks-co' });
+    const uploader = client(app.url, created.key);
+    const signature = 'X-Amz-Credential=AKIAEXAMPLE%2F20260101&X-Amz-Signature=0123456789abcdef0123456789abcdef';
+    const presigned = `${images.url('/private/gone.jpg')}?${signature}`;
+    const batch = await uploader.post('/v1/image/edit/batch', { input: [presigned] });
+    expect(batch.status, batch.text).toBe(200);
+    await waitForTask(app.url, created.key, `/v1/image/edit/batch/${batch.body.data.id}`);
+    const described = `${images.url('/private/gone.jpg')}?[redacted]`;
+    const own = (await uploader.get('/v1/usage')).body.data.recent_errors;
+    expect(own).toEqual([expect.objectContaining({ task_id: batch.body.data.id, input: described })]);
+    // the account's admin key sees every key's failures, described the same way; no body holds the signature
+    const ofAdmin = await account.get('/v1/usage');
+    expect(ofAdmin.body.data.recent_errors.map((entry: { input: string }) => entry.input)).toContain(described);
+    const ofKey = await operator.get(`/v1/keys/${created.id}/usage`);
+    expect(ofKey.body.data.recent_errors).toEqual(own);
+    for (const text of [JSON.stringify(own), ofAdmin.text, ofKey.text]) expect(text).not.toContain('X-Amz-Signature');
   });
 });

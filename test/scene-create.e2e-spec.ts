@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@app/common';
+import { quadrantsImage, withJpegSize } from './fixtures/images';
 import { fetchResult } from './helpers/edit-client';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import {
@@ -364,6 +365,25 @@ describe('refusals', () => {
     });
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.error_details)).toEqual(['object.image_url']);
+  });
+
+  it('refuses a truncated JPEG object, and takes one whose only fault is a warning browsers ignore', async () => {
+    const jpeg = await quadrantsImage({ format: 'jpeg', width: 320, height: 240 });
+    images.put('/declared.jpg', withJpegSize(jpeg, 640, 480));
+    const truncated = await createScene(app, {
+      object: { image_url: images.url('/declared.jpg') },
+      scene: { effect: 'shadows' },
+    });
+    expect(truncated.status, truncated.text).toBe(422);
+    expect(truncated.body).toMatchObject({ error_code: '1602' });
+    const dht = jpeg.indexOf(Buffer.from([0xff, 0xc4]));
+    images.put('/extraneous.jpg', Buffer.concat([jpeg.subarray(0, dht), Buffer.from([1, 2, 3]), jpeg.subarray(dht)]));
+    const tolerated = await createScene(app, {
+      object: { image_url: images.url('/extraneous.jpg'), scale: 0.5 },
+      scene: { effect: 'shadows' },
+      output: { number_of_images: 1 },
+    });
+    expect(tolerated.status, tolerated.text).toBe(200);
   });
 });
 

@@ -15,21 +15,21 @@ const HEIC_SIDE = 7000;
 /** The pixel budget of the HEIC run: what EDIT_MEMORY_BYTES defaults to on a machine with 2 GiB. */
 const HEIC_MEMORY_BUDGET = 1024 * 1024 * 1024;
 
-/** A multipart upload body: the file and the edit as the `data` part. */
-function uploadBody(file, filename) {
+/** A multipart upload body: the file and the edit (by default the suite's fit into 1024x1024) as the `data` part. */
+export function uploadBody(file, filename, edit = EDIT) {
   return Buffer.concat([
     Buffer.from(
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
         'Content-Type: application/octet-stream\r\n\r\n',
     ),
     file,
-    Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n${JSON.stringify(EDIT)}`),
+    Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="data"\r\n\r\n${JSON.stringify(edit)}`),
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
 }
 
 /** One upload; resolves with the status, or 'closed' when the connection failed before an answer. */
-function post(base, key, body, agent) {
+export function post(base, key, body, agent) {
   return new Promise((resolve) => {
     const request = http.request(`${base}/v1/image/edit/upload`, {
       method: 'POST',
@@ -51,7 +51,7 @@ function post(base, key, body, agent) {
 }
 
 /** /proc/<pid>/status fields in KiB. */
-function memory(pid) {
+export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
   return { rssKiB: field('VmRSS'), peakKiB: field('VmHWM') };

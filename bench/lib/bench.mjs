@@ -3,7 +3,7 @@
 // node:http server around sharp, (e) (a) with threads shared, (f) a lean server that keeps its result on disk;
 // throughput and latency at concurrency 1, 2 and 4.
 // batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. soak (only when named):
-// lib/soak-bench.mjs. See bench/README.md.
+// lib/soak-bench.mjs. memory (only when named): lib/memory-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch, renderComparison } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
 import { renderScene, runSceneSuite } from './scene-bench.mjs';
+import { renderMemory, runMemorySuite } from './memory-bench.mjs';
 import { runSoakSuite } from './soak-bench.mjs';
 import { renderSoak } from './soak-report.mjs';
 import { runVisionSuite } from './vision-bench.mjs';
@@ -279,6 +280,21 @@ async function soakSuite(options, folder, machine) {
   writeSection(section, 'soak', options.writeSoakDoc, 'a run shorter than 10 minutes');
 }
 
+/** The memory suite (lib/memory-bench.mjs): prints its table, writes it after a run that is not quick. */
+async function memorySuite(options, folder, machine) {
+  const { serviceEnv } = childEnv(folder);
+  const main = resolve(ROOT, options.main);
+  const result = await runMemorySuite(options, {
+    main,
+    env: serviceEnv,
+    nodeArgs: options.serviceNodeArgs,
+    cacheRoot: CACHE,
+    log,
+  });
+  await stopAll();
+  writeSection(renderMemory({ machine, ...result }), 'memory', options.writeMemoryDoc, 'a quick run');
+}
+
 async function main() {
   const options = readOptions(process.argv.slice(2));
   if (options.help) return log(options.help);
@@ -288,11 +304,14 @@ async function main() {
     for (const suite of options.suites) {
       const own = join(folder, suite);
       mkdirSync(own);
-      await { edit: editSuite, batch: batchSuite, vision: visionSuite, scene: sceneSuite, soak: soakSuite }[suite](
-        options,
-        own,
-        machine,
-      );
+      await {
+        edit: editSuite,
+        batch: batchSuite,
+        vision: visionSuite,
+        scene: sceneSuite,
+        soak: soakSuite,
+        memory: memorySuite,
+      }[suite](options, own, machine);
     }
   } finally {
     await stopAll();

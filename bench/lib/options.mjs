@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e', 'f'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
-export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'soak'];
-/** The suites of a plain `npm run bench`: the soak (10 minutes of load) runs only when named. */
+export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'soak', 'memory'];
+/** The suites of a plain `npm run bench`: the soak (10 minutes of load) and memory run only when named. */
 const DEFAULT_SUITES = ['edit', 'batch', 'vision', 'scene'];
 /** Soak suite: minutes of load (--soak-minutes), and those of --quick. */
 const SOAK_MINUTES = { full: 10, quick: 1 };
@@ -52,7 +52,8 @@ const USAGE = `node bench/run.mjs [options]
   --suites=edit,batch,vision,scene  edit: one edit, five ways (below); batch: a folder of photos through batch
                          tasks; vision: background removal against @imgly/background-removal-node, upscale, faces,
                          plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer;
-                         soak (only when named): API and worker under mixed load, RSS over time, memory of big tasks
+                         soak (only when named): API and worker under mixed load, RSS over time, memory of big tasks;
+                         memory (only when named): peak RSS of one edit per input format at 10, 25 and 49 MP
   --soak-minutes=N       soak suite: minutes of load (default 10; 1 with --quick; the doc needs 10 or more)
   --memory-base=PATH     soak suite: also measure the memory of big tasks on another build (its
                          dist/apps/api/src/main.js), e.g. the code before a change
@@ -190,6 +191,8 @@ export function readOptions(argv) {
     writeVisionDoc: values['no-doc']
       ? false
       : (values.doc ?? (!values.quick && !values['vision-runs'] && !values['no-imgly'])),
+    // the memory block: a run that is not quick
+    writeMemoryDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
     docForced: values.doc === true && !values['no-doc'],
     avifTuneRuns: values.quick ? AVIF_TUNE_RUNS.quick : AVIF_TUNE_RUNS.full,
     quick: values.quick,

@@ -8,6 +8,7 @@ const MARKERS = {
   vision: ['<!-- bench:vision:start -->', '<!-- bench:vision:end -->'],
   scene: ['<!-- bench:scene:start -->', '<!-- bench:scene:end -->'],
   soak: ['<!-- bench:soak:start -->', '<!-- bench:soak:end -->'],
+  memory: ['<!-- bench:memory:start -->', '<!-- bench:memory:end -->'],
 };
 const FORMAT_TITLES = {
   jpeg: 'JPEG (quality 85, progressive)',

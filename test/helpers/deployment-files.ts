@@ -43,7 +43,7 @@ export function configVariables(): Set<string> {
  * Set in the environment of Atelier's processes but read by glibc or Node rather than by `loadConfig`;
  * docs/configuration.md lists them under "Variables Atelier does not read".
  */
-export const RUNTIME_VARIABLES = new Set(['MALLOC_ARENA_MAX']);
+export const RUNTIME_VARIABLES = new Set(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
 
 /** How package.json starts a process: the environment it sets, node's options and the entry file. */
 export interface StartScript {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, type Stats, statSync } from 'node:fs';
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -21,24 +21,34 @@ const RESTORE_ADVICE =
 
 /**
  * Refuses, before SQLite opens it, a database file that SQLite would either reject or silently treat as a new
- * database: a zero-length file (truncated, or a disk that filled up) and a file without SQLite's header. An
- * absent file is a first start and passes.
+ * database: a zero-length file (truncated, or a disk that filled up), a file without SQLite's header, and
+ * something else at the file's path (a directory); and one the process may not read. An absent file is a
+ * first start and passes.
  */
 export function assertSqliteFileUsable(file: string): void {
-  let size: number;
+  let stats: Stats;
   try {
-    size = statSync(file).size;
+    stats = statSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    throw unreadable(file, error);
   }
-  if (size === 0) {
+  if (!stats.isFile()) {
+    const what = stats.isDirectory() ? 'a directory' : 'not a regular file';
+    throw new DatabaseUnusableError(`The database file ${file} is ${what}, not an SQLite database. ${RESTORE_ADVICE}`);
+  }
+  if (stats.size === 0) {
     throw new DatabaseUnusableError(
       `The database file ${file} is empty (0 bytes): it was truncated or never finished. ${RESTORE_ADVICE}`,
     );
   }
   const header = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    throw unreadable(file, error);
+  }
   try {
     readSync(fd, header, 0, header.length, 0);
   } finally {
@@ -47,6 +57,15 @@ export function assertSqliteFileUsable(file: string): void {
   if (!header.equals(SQLITE_HEADER)) {
     throw new DatabaseUnusableError(`The database file ${file} is not an SQLite database. ${RESTORE_ADVICE}`);
   }
+}
+
+/** The operator's message for a database file that cannot be looked at (permissions, a broken mount). */
+function unreadable(file: string, error: unknown): DatabaseUnusableError {
+  const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+  return new DatabaseUnusableError(
+    `The database file ${file} cannot be read (${code}): check that the service's user may read and write it ` +
+      'and its folder (DATA_DIR). The service has not changed the file.',
+  );
 }
 
 /** SQLite result codes (better-sqlite3's `code`) that mean the file's contents are damaged. */

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/com
 import sharp from 'sharp';
 import { AppConfig, ServiceException, timedStage } from '@app/common';
 import { assertPixelLimit, probeImage, type ImageProbe } from './decode/probe';
-import { decodeError } from './decode/decode-input';
+import { decodeError, withJpegWarningsTolerated } from './decode/decode-input';
 import type { EditPlan, OutputFormat } from './edit-plan';
 import { ProfileFiles } from './colour/profile-files';
 import { runSteps } from './pipeline-steps';
@@ -73,8 +73,11 @@ export class ImagePipeline implements OnApplicationShutdown {
    * cropped image.
    */
   async findFaces(bytes: Buffer, probe: ImageProbe): Promise<DetectedFace[]> {
+    const search = { pool: this.pool, maxPixels: this.config.maxInputPixels, detector: this.faces };
     return this.withThreads(probe, () =>
-      findFaces(bytes, probe, { pool: this.pool, maxPixels: this.config.maxInputPixels, detector: this.faces }),
+      withJpegWarningsTolerated(probe, (tolerateJpegWarnings) =>
+        findFaces(bytes, probe, { ...search, tolerateJpegWarnings }),
+      ),
     );
   }
 
@@ -84,16 +87,22 @@ export class ImagePipeline implements OnApplicationShutdown {
    * whole input. `signal`: the client has gone; a generator call under way stops (outpaint, style transfer).
    */
   async run(bytes: Buffer, probe: ImageProbe, plan: EditPlan, options: RunOptions = {}): Promise<PipelineResult> {
-    return this.withThreads(probe, () => this.process(bytes, probe, plan, options));
+    return this.withThreads(probe, () =>
+      withJpegWarningsTolerated(probe, (tolerateJpegWarnings) =>
+        this.process(bytes, probe, plan, tolerateJpegWarnings, options),
+      ),
+    );
   }
 
   private async process(
     bytes: Buffer,
     probe: ImageProbe,
     plan: EditPlan,
+    tolerateJpegWarnings: boolean,
     { replan, assets, signal }: RunOptions,
   ): Promise<PipelineResult> {
     const context = {
+      tolerateJpegWarnings,
       bytes,
       probe,
       plan,
@@ -134,7 +143,13 @@ export class ImagePipeline implements OnApplicationShutdown {
       segmenter: this.segmenter,
       backend: this.generative,
     };
-    return this.withThreads(object.probe, () => composeScene(object, template, plan, resources, signal));
+    // either image may be the JPEG whose harmless warnings call for the second try
+    const format = template?.probe.format === 'jpeg' ? 'jpeg' : object.probe.format;
+    return this.withThreads(object.probe, () =>
+      withJpegWarningsTolerated({ format }, (tolerateJpegWarnings) =>
+        composeScene(object, template, plan, { ...resources, tolerateJpegWarnings }, signal),
+      ),
+    );
   }
 
   /**

@@ -3,13 +3,18 @@
  * is decoded, so that the service can admit heavy images one after the other instead of all at once.
  *
  * The unit is a frame: the larger of the input and the output, as 8-bit RGBA (twice that for 16-bit input).
- * The factors come from measurements (peak RSS of one edit of a 12 MP input over the process's RSS before it;
- * docs/benchmarks.md, "Memory of one edit"), rounded up:
+ * The factors come from measurements (peak RSS of one edit over the process's RSS before it, every input format
+ * at 10, 25 and 49 MP: `npm run bench -- --suites=memory`, docs/benchmarks.md, "Memory of one edit per input
+ * format"), the largest of the three sizes rounded up:
  *
- * - the formats libvips decodes itself (JPEG, PNG, TIFF, WebP, GIF) peak at up to 1.7 frames for a full-size
- *   re-encode (much less when a resize lets it shrink on load): two frames;
- * - AVIF (libheif inside libvips), and BMP and HEIC, which this project's kernels decode on worker threads (the
- *   input copied to the thread, the decoder's own buffers, RGBA handed to sharp), about five frames;
+ * - JPEG and PNG (decoded top to bottom while encoding) peak at up to 1.7 frames for a full-size re-encode
+ *   (much less when a resize lets JPEG shrink on load): two frames; TIFF at 2.0: two and a half;
+ * - WebP and GIF are decoded whole before the first pixel moves on: WebP 3.4 frames, GIF 2.9 (the palette
+ *   image and its RGBA): four and three and a half;
+ * - AVIF (libheif inside libvips) 4.8: five frames; HEIC, which this project's kernel decodes on a worker thread
+ *   (libheif in WebAssembly: the input copied to the thread, the decoder's planes, RGBA handed to sharp), 5.1:
+ *   six; BMP (a canonical copy of the input, the decoder's RGBA, the RGB handed to sharp) 6.9 with its input's
+ *   bytes: seven;
  * - a plan that needs the whole image between stages (restorations, background, padding, adjustments) adds two
  *   frames: the raw copy, the kernel's output and the next pipeline;
  * - WebP and AVIF encoders take the whole result: one more output frame;
@@ -31,12 +36,12 @@ type EstimatedProbe = Pick<ImageProbe, 'format' | 'width' | 'height' | 'space'>;
 const DECODE_FRAMES: Readonly<Record<ImageProbe['format'], number>> = {
   jpeg: 2,
   png: 2,
-  tiff: 2,
-  webp: 2,
-  gif: 2,
+  tiff: 2.5,
+  webp: 4,
+  gif: 3.5,
   avif: 5,
-  heic: 5,
-  bmp: 5,
+  heic: 6,
+  bmp: 7,
 };
 /** Extra frames of a plan that materialises the image between stages. */
 const MATERIALISED_FRAMES = 2;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -45,4 +46,24 @@ export async function verifyModelFile(file: ModelFile): Promise<void> {
   if (actual !== file.sha256) {
     throw new ModelFileError(file.path, `SHA-256 is ${actual}, expected ${file.sha256}: refused (not loaded)`);
   }
+}
+
+/**
+ * The bytes of `file`, read once and hashed as read: what a runtime loads must be these bytes, never the path
+ * read again (a file replaced after {@link verifyModelFile} would otherwise be loaded unchecked). Rejects with a
+ * {@link ModelFileError} naming the file when it is missing, unreadable or not the file its checksum names.
+ */
+export async function readVerifiedModelFile(file: ModelFile): Promise<Buffer<ArrayBuffer>> {
+  let bytes: Buffer<ArrayBuffer>;
+  try {
+    bytes = await readFile(file.path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ModelFileError(file.path, code === 'ENOENT' ? 'missing' : `unreadable (${code ?? String(error)})`);
+  }
+  const actual = createHash('sha256').update(bytes).digest('hex');
+  if (actual !== file.sha256) {
+    throw new ModelFileError(file.path, `SHA-256 is ${actual}, expected ${file.sha256}: refused (not loaded)`);
+  }
+  return bytes;
 }

@@ -38,8 +38,9 @@ export interface ModelRunnerOptions<Job extends object> {
 }
 
 /**
- * One model's lifecycle, the same for every model: verify (SHA-256 of the file, once) -> load (lazily, at the
- * first use, once) -> warm (one inference at load) -> run. Inference runs on the model's own worker thread,
+ * One model's lifecycle, the same for every model: verify (SHA-256 of the file, once, for /health/ready) -> load
+ * (lazily, at the first use, once: the worker hashes the bytes it loads, readVerifiedModelFile) -> warm (one
+ * inference at load) -> run. Inference runs on the model's own worker thread,
  * one at a time, with at most `queueLimit` waiting.
  */
 export class ModelRunner<Job extends object = object> {
@@ -149,12 +150,26 @@ export class ModelRunner<Job extends object = object> {
       await this.pool.run({ session: this.options.session, ...this.options.warmUp() });
       this.current = 'loaded';
     } catch (error) {
-      this.current = 'failed';
-      const paths = this.options.files.map((file) => file.path).join(', ');
-      this.problem = `model file ${paths}: the runtime cannot load or run it (${String(error)})`;
       await this.close();
+      // The worker loads the bytes it hashed: a file replaced since verify() is refused there, and said so here.
+      const changed = await this.changedFile();
+      this.current = changed ? 'not_installed' : 'failed';
+      const paths = this.options.files.map((file) => file.path).join(', ');
+      this.problem = changed?.message ?? `model file ${paths}: the runtime cannot load or run it (${String(error)})`;
       throw this.unavailable();
     }
+  }
+
+  /** The first of the model's files that no longer verifies, if any. */
+  private async changedFile(): Promise<ModelFileError | undefined> {
+    for (const file of this.options.files) {
+      const problem = await verifyModelFile(file).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (problem instanceof ModelFileError) return problem;
+    }
+    return undefined;
   }
 
   /**

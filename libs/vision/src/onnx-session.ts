@@ -1,13 +1,19 @@
 import type { ExecutionProvider } from '@app/common';
+import type { ModelFile } from './model-file';
 import type { ModelWorker } from './model-runner';
 import type { SegmentationProfile } from './segmentation/segmentation-profiles';
 
 /** The worker thread of every ONNX Runtime model (onnx.worker.ts): one per model, each with its own session. */
 export const ONNX_WORKER: ModelWorker = { dir: __dirname, name: 'onnx.worker' };
 
-/** How the worker makes an ONNX Runtime session: the file (verified by the runner), threads and provider. */
+/**
+ * How the worker makes an ONNX Runtime session: the file, loaded from the bytes the worker hashed
+ * (readVerifiedModelFile), threads and provider.
+ */
 export interface OnnxSession {
-  path: string;
+  file: ModelFile;
+  /** The files the model's external-data entries name (by file name), loaded from the bytes hashed likewise. */
+  externalData: readonly ModelFile[];
   threads: number;
   executionProvider: ExecutionProvider;
 }
@@ -33,3 +39,11 @@ export interface DetectTextJob {
 
 /** The jobs an ONNX model's worker runs; each model's class sends only its own kind. */
 export type OnnxJob = SegmentJob | DetectTextJob;
+
+/** The files an ONNX model loads: the graph and, when the operator named one, its external data. */
+export function onnxFiles(file: ModelFile & { externalData?: ModelFile }): {
+  file: ModelFile;
+  externalData: ModelFile[];
+} {
+  return { file: { path: file.path, sha256: file.sha256 }, externalData: file.externalData ? [file.externalData] : [] };
+}

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { readVerifiedModelFile } from './model-file';
 import { toInputTensor, toMask } from './segmentation/salient-map';
 import type { DetectTextJob, OnnxJob, OnnxSession, SegmentJob } from './onnx-session';
 import { dbBoxes, type DbBox } from './text/db-boxes';
@@ -14,10 +18,20 @@ type OnnxTask = { session: OnnxSession } & OnnxJob;
 
 const sessions = new Map<string, Promise<ort.InferenceSession>>();
 
-function session(spec: OnnxSession): Promise<ort.InferenceSession> {
-  let made = sessions.get(spec.path);
-  if (!made) {
-    made = ort.InferenceSession.create(spec.path, {
+/**
+ * The session of `spec`, made from the bytes hashed as they were read (never the path opened again). ONNX
+ * Runtime reads a model's external data itself, from a folder: a private one made here, holding only the
+ * declared external-data files, written from the bytes hashed likewise. An external-data entry that names
+ * anything else is not found there, and the model does not load.
+ */
+async function create(spec: OnnxSession): Promise<ort.InferenceSession> {
+  const bytes = await readVerifiedModelFile(spec.file);
+  const externalData = mkdtempSync(join(tmpdir(), 'atelier-onnx-'));
+  try {
+    for (const file of spec.externalData) {
+      writeFileSync(join(externalData, basename(file.path)), await readVerifiedModelFile(file), { mode: 0o600 });
+    }
+    return await ort.InferenceSession.create(bytes, {
       executionProviders: spec.executionProvider === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
       // one inference at a time per model; the graph is a chain, so operators do not run side by side
       executionMode: 'sequential',
@@ -25,10 +39,21 @@ function session(spec: OnnxSession): Promise<ort.InferenceSession> {
       intraOpNumThreads: spec.threads,
       graphOptimizationLevel: 'all',
       // idle pool threads sleep instead of spinning: the cores are shared with sharp and the event loop
-      extra: { session: { intra_op: { allow_spinning: '0' } } },
+      extra: {
+        session: { intra_op: { allow_spinning: '0' }, model_external_initializers_file_folder_path: externalData },
+      },
     });
-    sessions.set(spec.path, made);
-    made.catch(() => sessions.delete(spec.path));
+  } finally {
+    rmSync(externalData, { recursive: true, force: true });
+  }
+}
+
+function session(spec: OnnxSession): Promise<ort.InferenceSession> {
+  let made = sessions.get(spec.file.path);
+  if (!made) {
+    made = create(spec);
+    sessions.set(spec.file.path, made);
+    made.catch(() => sessions.delete(spec.file.path));
   }
   return made;
 }

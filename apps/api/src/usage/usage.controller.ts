@@ -64,7 +64,12 @@ export class UsageDto {
   @ApiProperty({ type: RateLimitUsageDto })
   rate_limit: RateLimitUsageDto;
 
-  @ApiProperty({ type: [RecentFailureDto], description: "The account's last failed task items, newest first." })
+  @ApiProperty({
+    type: [RecentFailureDto],
+    description:
+      "The last failed task items, newest first: of the key's own tasks, or of the whole account for an admin key. " +
+      'Inputs as in logs: query strings and token-like path segments replaced by `[redacted]`.',
+  })
   recent_errors: RecentFailureDto[];
 }
 
@@ -84,7 +89,8 @@ export class UsageController {
   @ApiOperation({
     summary: "Your key's usage",
     description:
-      "Calls used and left, the rate limit's state, and your account's recent task errors. Not counted as a call.",
+      "Calls used and left, the rate limit's state, and your recent task errors (an admin key: the account's). " +
+      'Not counted as a call.',
   })
   @ApiEnvelope(UsageDto)
   async own(@CurrentPrincipal() caller: Principal): Promise<UsageDto> {
@@ -121,7 +127,7 @@ export class UsageController {
     const callsUsed = key?.callsUsed ?? 0;
     const [rateLimit, recent] = await Promise.all([
       rateLimitState(this.store, key?.id ?? null, limits),
-      this.tasks.recentFailures(accountId, RECENT_ERRORS),
+      this.tasks.recentFailures(accountId, RECENT_ERRORS, ownFailuresOnly(key)),
     ]);
     return {
       key: key
@@ -134,4 +140,12 @@ export class UsageController {
       recent_errors: recent,
     };
   }
+}
+
+/**
+ * Whose failed inputs a key's usage shows: an admin key (and the one given in configuration) the account's,
+ * any other key only those of the tasks it created, never another key's inputs.
+ */
+function ownFailuresOnly(key: ApiKeyEntity | undefined): number | undefined {
+  return key && !key.scopes.includes('admin') ? key.id : undefined;
 }

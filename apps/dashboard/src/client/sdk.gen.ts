@@ -497,7 +497,7 @@ export const tasksErrors = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Your key's usage
  *
- * Calls used and left, the rate limit's state, and your account's recent task errors. Not counted as a call.
+ * Calls used and left, the rate limit's state, and your recent task errors (an admin key: the account's). Not counted as a call.
  */
 export const usageOwn = <ThrowOnError extends boolean = false>(options?: Options<UsageOwnData, ThrowOnError>) =>
   (options?.client ?? client).get<UsageOwnResponses, UsageOwnErrors, ThrowOnError>({

@@ -1209,7 +1209,7 @@ export type UsageDto = {
   calls_left?: number | null;
   rate_limit: RateLimitUsageDto;
   /**
-   * The account's last failed task items, newest first.
+   * The last failed task items, newest first: of the key's own tasks, or of the whole account for an admin key. Inputs as in logs: query strings and token-like path segments replaced by `[redacted]`.
    */
   recent_errors: Array<RecentFailureDto>;
 };

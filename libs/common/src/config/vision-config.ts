@@ -8,12 +8,18 @@ export type SegmentationProfileName = (typeof SEGMENTATION_PROFILES)[number];
 export const EXECUTION_PROVIDERS = ['cpu', 'cuda'] as const;
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
 
-/** A model file named by the operator, with the SHA-256 it must have before it is loaded. */
-export interface ModelFileOverride {
+/** A file named by the operator, with the SHA-256 it must have before it is loaded. */
+export interface ChecksummedFile {
   /** Absolute path. */
   path: string;
   /** 64 lowercase hex digits. */
   sha256: string;
+}
+
+/** An ONNX model file named by the operator, and the external-data file its weights are in, if any. */
+export interface ModelFileOverride extends ChecksummedFile {
+  /** `<name>_DATA`: the file the model's external-data entries name (`location`), by its file name. */
+  externalData?: ChecksummedFile;
 }
 
 export interface VisionConfig {
@@ -72,8 +78,16 @@ export function readVision(read: Reader): VisionConfig {
   };
 }
 
-/** `<name>` (a path) with `<name>_SHA256` (its checksum): both or neither. */
+/** `<name>` (a path) with `<name>_SHA256`, and its optional external data `<name>_DATA` with `<name>_DATA_SHA256`. */
 function readModelFile(read: Reader, name: string): ModelFileOverride | undefined {
+  const file = readChecksummedFile(read, name);
+  const externalData = readChecksummedFile(read, `${name}_DATA`);
+  if (externalData && !file) read.problem(`${name}_DATA`, `needs ${name}: it is the external data of that model`);
+  return file && { ...file, externalData };
+}
+
+/** `<name>` (a path) with `<name>_SHA256` (its checksum): both or neither. */
+function readChecksummedFile(read: Reader, name: string): ChecksummedFile | undefined {
   const path = read.string(name);
   const sha256 = read.string(`${name}_SHA256`)?.toLowerCase();
   if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {

@@ -176,12 +176,16 @@ export class TaskService {
     return { items: head && offset === 0 ? [head, ...errors] : errors, page, per_page: perPage, total: total + shift };
   }
 
-  /** The account's last failed items, newest first (GET /v1/usage). */
-  async recentFailures(accountId: number, limit: number): Promise<RecentFailure[]> {
-    const items = await this.store.recentFailures(accountId, limit);
+  /**
+   * The account's last failed items, newest first (GET /v1/usage); with `keyId`, only those of that key's tasks.
+   * Inputs are described as in logs (describeUrl: no query strings, no token-like path segments): the list may
+   * be read by another key than the one that sent them.
+   */
+  async recentFailures(accountId: number, limit: number, keyId?: number): Promise<RecentFailure[]> {
+    const items = await this.store.recentFailures(accountId, limit, keyId);
     return items.map((item) => ({
       task_id: item.taskId,
-      input: item.input,
+      input: describeUrl(item.input),
       error: item.error ?? 'failed',
       created_at: (item.finishedAt ?? new Date(0)).toISOString(),
     }));

@@ -367,16 +367,17 @@ export class TaskStore {
       .getMany();
   }
 
-  /** The account's most recent failed items (newest first), with their task's id. */
-  recentFailures(accountId: number, limit: number): Promise<EditTaskItemEntity[]> {
-    return this.items
+  /**
+   * The account's most recent failed items (newest first), with their task's id; with `keyId`, only those of
+   * the tasks that key created.
+   */
+  recentFailures(accountId: number, limit: number, keyId?: number): Promise<EditTaskItemEntity[]> {
+    const query = this.items
       .createQueryBuilder('item')
       .innerJoin(EditTaskEntity, 'task', 'task.id = item.task_id')
-      .where('task.account_id = :accountId AND item.status = :status', { accountId, status: 'FAILED' })
-      .orderBy('item.finished_at', 'DESC')
-      .addOrderBy('item.id', 'DESC')
-      .limit(limit)
-      .getMany();
+      .where('task.account_id = :accountId AND item.status = :status', { accountId, status: 'FAILED' });
+    if (keyId !== undefined) query.andWhere('task.key_id = :keyId', { keyId });
+    return query.orderBy('item.finished_at', 'DESC').addOrderBy('item.id', 'DESC').limit(limit).getMany();
   }
 
   /** The tasks of a key that have not ended. */

@@ -9,12 +9,13 @@ import {
   type Quadrant,
   type QuadrantsOptions,
   withHeifRotation,
+  withJpegSize,
   withOrientation,
 } from '../../../../test/fixtures/images';
 import { KERNELS, type KernelName, type KernelPayload, type KernelResult } from '../kernels';
 import { decodeBmpKernel, decodeHeicKernel } from '../kernels/decode.kernel';
 import type { PixelPool } from '../workers/pixel-pool';
-import { decodeError, openInput } from './decode-input';
+import { decodeError, openInput, withJpegWarningsTolerated } from './decode-input';
 import { CorruptImageError, PixelLimitError, probeImage, UnsupportedImageError } from './probe';
 
 /** What PixelPool.run does on a worker thread (pixel.worker.ts), run on this one: the same kernel registry. */
@@ -37,9 +38,11 @@ interface Decoded {
 /** The image as displayed, the way the pipeline opens it: probe, openInput, sharp with autoOrient. */
 async function display(bytes: Buffer, maxPixels = MAX_PIXELS): Promise<Decoded> {
   const probe = await probeImage(bytes);
-  const { input, options } = await openInput(bytes, probe, pool, maxPixels);
-  const { data, info } = await sharp(input, options).autoOrient().raw().toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, channels: info.channels };
+  return withJpegWarningsTolerated(probe, async (tolerate) => {
+    const { input, options } = await openInput(bytes, probe, pool, maxPixels, tolerate);
+    const { data, info } = await sharp(input, options).autoOrient().raw().toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: info.channels };
+  });
 }
 
 function pixel(image: Decoded, x: number, y: number): number[] {
@@ -207,6 +210,15 @@ describe('refusing input', () => {
     const cut = whole.subarray(0, Math.floor(whole.length * keep));
     const failure = await display(cut).catch((error: unknown) => error);
     expect(decodeError(failure)).toBeInstanceOf(CorruptImageError);
+  });
+
+  it('a JPEG whose header declares more than its data holds (7000 x 7000 over 640 x 480) is corrupt', async () => {
+    const jpeg = withJpegSize(await quadrantsImage({ format: 'jpeg', width: 640, height: 480 }), 7000, 7000);
+    const probe = await probeImage(jpeg);
+    const failure = await display(jpeg).catch((error: unknown) => error);
+    const error = decodeError(failure, { probe, maxPixels: MAX_PIXELS });
+    expect(error).toBeInstanceOf(CorruptImageError);
+    expect((error as Error).message).toMatch(/truncated: its header declares 7000 x 7000/);
   });
 
   it('a BMP whose pixel rows are cut short is corrupt', async () => {

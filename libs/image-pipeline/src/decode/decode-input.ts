@@ -31,6 +31,7 @@ export async function openInput(
   probe: ImageProbe,
   pool: Pick<PixelPool, 'run'>,
   maxPixels: number,
+  tolerateJpegWarnings = false,
 ): Promise<OpenedInput> {
   assertPixelLimit(probe, maxPixels);
   switch (probe.format) {
@@ -44,6 +45,10 @@ export async function openInput(
     case 'tiff':
       return { input: bytes, options: { ...nativeOptions(maxPixels), pages: 1, page: 0 } };
     case 'jpeg':
+      return {
+        input: bytes,
+        options: { ...nativeOptions(maxPixels), failOn: tolerateJpegWarnings ? 'error' : 'warning' },
+      };
     case 'png':
     case 'webp':
     case 'avif':
@@ -53,15 +58,39 @@ export async function openInput(
 }
 
 /**
- * - `failOn: 'error'`: a truncated JPEG or PNG fails (libvips ranks truncation below "error"), where `'none'`
- *   would return it with a grey or black lower part; but the warnings that phone and camera files often
- *   raise and browsers ignore ("extraneous bytes before marker") pass, where sharp's default `'warning'`
- *   refuses them.
+ * - `failOn: 'error'`: a truncated image fails (libvips ranks truncation below "error"), where `'none'`
+ *   would return it with a grey or black lower part. JPEG is decoded with `'warning'` first: libjpeg reports
+ *   entropy data that ends before the frame its header declares (a 7000 x 7000 header over 640 x 480 of data)
+ *   only as a warning, "premature end of data segment", and fills the rest; see {@link withJpegWarningsTolerated}.
  * - `sequentialRead`: decode top to bottom without keeping the whole input image in memory where the
  *   operations allow; sharp switches to random access by itself where one needs it (rotation).
  */
 function nativeOptions(maxPixels: number): SharpOptions {
   return { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true };
+}
+
+/** libjpeg's words for data that ends before the image does (JWRN_HIT_MARKER, JWRN_JPEG_EOF, libvips' EOF). */
+const JPEG_CUT_SHORT = /premature end/i;
+
+/**
+ * Runs `work` (pixel work on the probed input) with JPEG decoded strictly, and once more tolerating libjpeg's
+ * warnings when the strict decode failed on a warning other than the data ending early: the warnings that
+ * phone and camera files often raise and browsers ignore ("extraneous bytes before marker") pass, while a JPEG
+ * whose data ends before its declared size (which libjpeg fills with grey) is refused. A file with both (an
+ * earlier harmless warning, then data cut short) passes on the second try, with the rest filled. Other formats
+ * run once.
+ */
+export async function withJpegWarningsTolerated<T>(
+  probe: Pick<ImageProbe, 'format'>,
+  work: (tolerateJpegWarnings: boolean) => Promise<T>,
+): Promise<T> {
+  try {
+    return await work(false);
+  } catch (error) {
+    const message = error instanceof Error ? firstLine(error) : '';
+    if (probe.format !== 'jpeg' || !/^VipsJpeg: /.test(message) || JPEG_CUT_SHORT.test(message)) throw error;
+    return work(true);
+  }
 }
 
 /** The worker moves (transfers) the payload's bytes; a copy keeps the caller's buffer usable. */
@@ -138,6 +167,10 @@ export function decodeError(
     return new CorruptImageError('the image holds more pixels than its header declares');
   }
   if (/unsupported image format/i.test(message)) return new UnsupportedImageError('not a supported image format');
+  if (JPEG_CUT_SHORT.test(message)) {
+    const declared = limit ? `: its header declares ${limit.probe.width} x ${limit.probe.height}` : '';
+    return new CorruptImageError(`the image data ends before the whole image (truncated${declared}): ${message}`);
+  }
   if (CORRUPT_PATTERNS.some((pattern) => pattern.test(message))) {
     return new CorruptImageError(`damaged image data: ${message}`);
   }

@@ -12,8 +12,8 @@ import { materialize, type StageImage } from './stage';
 export const decodeStep: DecodeStep = {
   name: 'decode',
   phase: 'decode',
-  async open({ bytes, probe, pool, maxPixels }, toEightBit) {
-    const source = await openInput(bytes, probe, pool, maxPixels);
+  async open({ bytes, probe, pool, maxPixels, tolerateJpegWarnings }, toEightBit) {
+    const source = await openInput(bytes, probe, pool, maxPixels, tolerateJpegWarnings);
     const stage: StageImage = {
       image: sharp(source.input, source.options).autoOrient(),
       width: probe.displayWidth,

@@ -13,6 +13,8 @@ export interface FaceSearch {
   pool: Pick<PixelPool, 'run'>;
   maxPixels: number;
   detector?: FaceDetector;
+  /** Decode a JPEG despite libjpeg's warnings (the second try of withJpegWarningsTolerated). */
+  tolerateJpegWarnings?: boolean;
 }
 
 /** The detection size of an image: its display size scaled down (never up) to the detector's longer side. */
@@ -36,7 +38,7 @@ export async function findFaces(bytes: Buffer, probe: ImageProbe, search: FaceSe
       'The face detection model that identity_crop needs is not installed on this service.',
     );
   }
-  const source = await openInput(bytes, probe, search.pool, search.maxPixels);
+  const source = await openInput(bytes, probe, search.pool, search.maxPixels, search.tolerateJpegWarnings);
   const image = sharp(source.input, source.options).autoOrient();
   return facesOf(image, { width: probe.displayWidth, height: probe.displayHeight }, detector);
 }

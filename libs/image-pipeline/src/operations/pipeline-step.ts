@@ -39,6 +39,8 @@ export interface StepContext {
   readonly profiles: Pick<ProfileFiles, 'path'>;
   /** MAX_INPUT_PIXELS, in pixels. */
   readonly maxPixels: number;
+  /** Decode a JPEG despite libjpeg's warnings (the second try of {@link withJpegWarningsTolerated}). */
+  readonly tolerateJpegWarnings?: boolean;
   /** The mask source of the background steps; absent where no segmentation model is installed. */
   readonly segmenter?: Segmenter;
   /** The text regions the plate blur reads; absent where no text detection model is installed. */

@@ -36,6 +36,8 @@ export interface SceneResources {
   maxPixels: number;
   segmenter?: Segmenter;
   backend: GenerativeBackend;
+  /** Decode JPEG despite libjpeg's warnings (the second try of withJpegWarningsTolerated). */
+  tolerateJpegWarnings?: boolean;
 }
 
 /** The images of a scene, with the time of each stage (milliseconds) and what the backend reported. */
@@ -214,6 +216,7 @@ function stepContext(source: SceneSource, resources: SceneResources): StepContex
     profiles: resources.profiles,
     maxPixels: resources.maxPixels,
     segmenter: resources.segmenter,
+    tolerateJpegWarnings: resources.tolerateJpegWarnings,
   };
 }
 

@@ -44,7 +44,7 @@ function shipped({ file, sha256 }: { file: string; sha256: string }): ModelFile 
 }
 
 function network(files: { manifest: ModelFile; weights: ModelFile }): TfjsWeights {
-  return { manifest: files.manifest.path, weights: files.weights.path };
+  return { manifest: files.manifest, weights: files.weights };
 }
 
 /** The files of the two networks, each with the SHA-256 it must have. */

@@ -1,13 +1,17 @@
 import type { DetectedFace } from '@app/image-pipeline';
+import type { ModelFile } from '../model-file';
 import type { ModelWorker } from '../model-runner';
 
 /** The worker thread of the face models (face.worker.ts): TF.js on WASM, face-api's networks. */
 export const FACE_WORKER: ModelWorker = { dir: __dirname, name: 'face.worker' };
 
-/** One TF.js network on disk: its weights manifest and the one weights file the manifest names. */
+/**
+ * One TF.js network on disk: its weights manifest and the one weights file the manifest names, each with its
+ * SHA-256 (the worker loads the bytes it hashed).
+ */
 export interface TfjsWeights {
-  manifest: string;
-  weights: string;
+  manifest: ModelFile;
+  weights: ModelFile;
 }
 
 /** How the worker makes the models: the files (each verified by the runner first), threads, the score cut. */

@@ -1,13 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import * as faceapi from '@vladmandic/face-api/dist/face-api.node-wasm.js';
 import type { DetectedFace } from '@app/image-pipeline';
+import { readVerifiedModelFile } from '../model-file';
 import { tfjsOnWasm } from '../tfjs-runtime';
 import type { DetectFacesJob, FaceJob, FaceSession, TfjsWeights } from './face-session';
 
 /**
  * The worker thread of the face models (model-runner.ts): face-api's SSD MobileNet V1 detector and its 68-point
  * landmark network on TF.js's WASM backend, whose kernels run on the calling thread. The weights are read from
- * the files the runner verified (no fetch, no other path): each manifest's one weights file, decoded by TF.js.
+ * the bytes of the files hashed as they were read (no fetch, no other path): each manifest's one weights file,
+ * decoded by TF.js.
  */
 
 type FaceTask = { session: FaceSession } & FaceJob;
@@ -16,10 +17,11 @@ type Tf = Awaited<ReturnType<typeof tfjsOnWasm>>;
 let loaded: Promise<Tf> | undefined;
 
 async function loadNet(tf: Tf, net: { loadFromWeightMap(map: unknown): void }, files: TfjsWeights): Promise<void> {
-  const manifest = JSON.parse(await readFile(files.manifest, 'utf8')) as { paths: string[]; weights: unknown[] }[];
+  const text = (await readVerifiedModelFile(files.manifest)).toString('utf8');
+  const manifest = JSON.parse(text) as { paths: string[]; weights: unknown[] }[];
   const paths = manifest.flatMap((group) => group.paths);
-  if (paths.length !== 1) throw new Error(`${files.manifest} names ${paths.length} weights files, expected one`);
-  const bytes = await readFile(files.weights);
+  if (paths.length !== 1) throw new Error(`${files.manifest.path} names ${paths.length} weights files, expected one`);
+  const bytes = await readVerifiedModelFile(files.weights);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   const specs = manifest.flatMap((group) => group.weights) as Parameters<Tf['io']['decodeWeights']>[1];
   net.loadFromWeightMap(tf.io.decodeWeights(buffer, specs));

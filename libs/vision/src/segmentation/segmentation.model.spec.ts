@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -7,7 +7,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ServiceException } from '@app/common';
 import type { RawImage } from '@app/image-pipeline';
+import { textDetectionModelFile } from '../text/text-detection.model';
 import { segmentationModelFile, SHIPPED_SEGMENTATION_MODEL, U2NetSegmenter } from './segmentation.model';
+import { externalDataModel } from '../../../../test/fixtures/onnx-models';
 import { maskIoU } from '../../../../test/helpers/mask-metrics';
 
 /**
@@ -148,6 +150,103 @@ describe('U2NetSegmenter (the real U2-Netp)', () => {
     const error = await refused.mask(rgb, 'general').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ codeName: 'OPERATION_NOT_IMPLEMENTED', status: 501 });
     expect((error as Error).message).toContain(path);
+  });
+
+  it('refuses a file replaced after its verification: the worker loads only the bytes it hashed', async () => {
+    const shipped = segmentationModelFile(loadConfig({}));
+    const path = join(scratch, 'swapped.onnx');
+    await copyFile(shipped.path, path);
+    const swapped = U2NetSegmenter.fromConfig(
+      loadConfig({ SEGMENTATION_MODEL: path, SEGMENTATION_MODEL_SHA256: shipped.sha256 }),
+    );
+    try {
+      expect(await swapped.runner.verify()).toBe(true);
+      // another model that ONNX Runtime loads and runs on this input (the text detector), in its place
+      await copyFile(textDetectionModelFile(loadConfig({})).path, path);
+      const { rgb } = await composite((await backgrounds())['flat blue']);
+      const error = await swapped.mask(rgb, 'general').catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ codeName: 'OPERATION_NOT_IMPLEMENTED', status: 501 });
+      expect((error as Error).message).toMatch(
+        /SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}: refused \(not loaded\)/,
+      );
+      expect(swapped.runner.state).toBe('not_installed');
+    } finally {
+      await swapped.runner.close();
+    }
+  });
+
+  describe('a model whose weights are in an external-data file', () => {
+    const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+    /** The model and its weights file `w.bin` side by side in a folder of their own. */
+    async function written(): Promise<{ model: string; data: string; modelSha: string; dataSha: string }> {
+      const folder = await mkdtemp(join(scratch, 'external-'));
+      const { model, data } = externalDataModel('w.bin');
+      await writeFile(join(folder, 'model.onnx'), model);
+      await writeFile(join(folder, 'w.bin'), data);
+      return {
+        model: join(folder, 'model.onnx'),
+        data: join(folder, 'w.bin'),
+        modelSha: sha(model),
+        dataSha: sha(data),
+      };
+    }
+
+    async function outcome(env: Record<string, string>): Promise<{ segmenter: U2NetSegmenter; error: unknown }> {
+      const segmenter = U2NetSegmenter.fromConfig(loadConfig(env));
+      const { rgb } = await composite((await backgrounds())['flat blue']);
+      const error = await segmenter.mask(rgb, 'general').then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      await segmenter.runner.close();
+      return { segmenter, error };
+    }
+
+    it('loads when the external data is declared with its checksum (SEGMENTATION_MODEL_DATA)', async () => {
+      const files = await written();
+      const { segmenter, error } = await outcome({
+        SEGMENTATION_MODEL: files.model,
+        SEGMENTATION_MODEL_SHA256: files.modelSha,
+        SEGMENTATION_MODEL_DATA: files.data,
+        SEGMENTATION_MODEL_DATA_SHA256: files.dataSha,
+      });
+      expect(error).toBeUndefined();
+      expect(segmenter.runner.state).toBe('loaded');
+    });
+
+    it('never reads an undeclared external-data file, even beside the model', async () => {
+      const files = await written();
+      const { segmenter, error } = await outcome({
+        SEGMENTATION_MODEL: files.model,
+        SEGMENTATION_MODEL_SHA256: files.modelSha,
+      });
+      expect(error).toMatchObject({ codeName: 'OPERATION_NOT_IMPLEMENTED', status: 501 });
+      expect(segmenter.runner.state).toBe('failed');
+    });
+
+    it('refuses external data replaced after its verification', async () => {
+      const files = await written();
+      const segmenter = U2NetSegmenter.fromConfig(
+        loadConfig({
+          SEGMENTATION_MODEL: files.model,
+          SEGMENTATION_MODEL_SHA256: files.modelSha,
+          SEGMENTATION_MODEL_DATA: files.data,
+          SEGMENTATION_MODEL_DATA_SHA256: files.dataSha,
+        }),
+      );
+      try {
+        expect(await segmenter.runner.verify()).toBe(true);
+        await writeFile(files.data, externalDataModel('w.bin', 7).data);
+        const { rgb } = await composite((await backgrounds())['flat blue']);
+        const error = await segmenter.mask(rgb, 'general').catch((caught: unknown) => caught);
+        expect(error).toMatchObject({ codeName: 'OPERATION_NOT_IMPLEMENTED', status: 501 });
+        expect((error as Error).message).toContain(`model file ${files.data}: SHA-256 is`);
+        expect(segmenter.runner.state).toBe('not_installed');
+      } finally {
+        await segmenter.runner.close();
+      }
+    });
   });
 
   it('answers 501 naming the file when the runtime cannot load a file that verifies', async () => {

@@ -2,7 +2,7 @@ import { AppConfig } from '@app/common';
 import { Segmenter, type RawImage, type SegmentationCategory } from '@app/image-pipeline';
 import { shippedFilePath, type ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
-import { ONNX_WORKER, type OnnxJob } from '../onnx-session';
+import { ONNX_WORKER, onnxFiles, type OnnxJob } from '../onnx-session';
 import { SEGMENTATION_PROFILE, type SegmentationProfile } from './segmentation-profiles';
 
 /**
@@ -42,12 +42,12 @@ export class U2NetSegmenter extends Segmenter {
   static fromConfig(config: AppConfig): U2NetSegmenter {
     const profile = SEGMENTATION_PROFILE[config.vision.segmentation.profile];
     const { width, height } = profile.size;
-    const file = segmentationModelFile(config);
+    const onnx = onnxFiles(segmentationModelFile(config));
     const runner = new ModelRunner<OnnxJob>({
       name: 'segmentation',
-      files: [file],
+      files: [onnx.file, ...onnx.externalData],
       worker: ONNX_WORKER,
-      session: { path: file.path, threads: config.vision.threads, executionProvider: config.vision.executionProvider },
+      session: { ...onnx, threads: config.vision.threads, executionProvider: config.vision.executionProvider },
       queueLimit: config.vision.queueLimit,
       warmUp: () => ({ job: 'segment', rgb: new Uint8Array(width * height * 3).fill(128), profile }),
     });

@@ -73,10 +73,13 @@ export function esrganScale(factor: number): EsrganScale {
   return ESRGAN_SCALES.find((scale) => scale >= factor) ?? ESRGAN_SCALES[ESRGAN_SCALES.length - 1];
 }
 
-/** A network as the worker loads it: its graph, its one weights shard (both verified), scale and margin. */
+/**
+ * A network as the worker loads it: its graph and its one weights shard (each with its SHA-256: the worker
+ * loads the bytes it hashed), scale and margin.
+ */
 export interface EsrganNetwork {
-  graph: string;
-  weights: string;
+  graph: ModelFile;
+  weights: ModelFile;
   scale: EsrganScale;
   margin: number;
 }
@@ -95,10 +98,10 @@ export function shippedNetworks(): { networks: Record<EsrganName, EsrganNetwork>
     const name = `@upscalerjs/esrgan-${size}`;
     for (const scale of ESRGAN_SCALES) {
       const [graphSha, weightsSha] = SHIPPED_ESRGAN[size][scale];
-      const graph = shippedFilePath(name, `models/x${scale}/model.json`);
-      const weights = shippedFilePath(name, `models/x${scale}/group1-shard1of1.bin`);
+      const graph = { path: shippedFilePath(name, `models/x${scale}/model.json`), sha256: graphSha };
+      const weights = { path: shippedFilePath(name, `models/x${scale}/group1-shard1of1.bin`), sha256: weightsSha };
       networks[esrganName(size, scale)] = { graph, weights, scale, margin: ESRGAN_MARGIN[size] };
-      files.push({ path: graph, sha256: graphSha }, { path: weights, sha256: weightsSha });
+      files.push(graph, weights);
     }
   }
   return { networks, files };

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Piscina } from 'piscina';
 import type * as tfjs from '@tensorflow/tfjs';
+import { readVerifiedModelFile } from '../model-file';
 import { tfjsOnWasm } from '../tfjs-runtime';
 import type { EsrganNetwork } from './esrgan-models';
 import type { SuperResolutionJob, SuperResolutionSession, UpscaleJob } from './super-resolution-job';
@@ -21,14 +21,18 @@ type Task = { session: SuperResolutionSession } & SuperResolutionJob;
 
 const networks = new Map<string, Promise<tfjs.LayersModel>>();
 
-/** The layers model of `network`, read from its two verified files; its manifest must name no other file. */
+/**
+ * The layers model of `network`, from the bytes of its two files hashed as they were read; its manifest must
+ * name no other file.
+ */
 async function load(tf: typeof tfjs, network: EsrganNetwork): Promise<tfjs.LayersModel> {
-  const json = JSON.parse(await readFile(network.graph, 'utf8')) as tfjs.io.ModelJSON;
+  const json = JSON.parse((await readVerifiedModelFile(network.graph)).toString('utf8')) as tfjs.io.ModelJSON;
   const paths = json.weightsManifest.flatMap((group) => group.paths);
-  if (paths.length !== 1 || paths[0] !== basename(network.weights)) {
-    throw new Error(`${network.graph} names weights ${paths.join(', ')}, not the verified ${network.weights}`);
+  if (paths.length !== 1 || paths[0] !== basename(network.weights.path)) {
+    const named = paths.join(', ');
+    throw new Error(`${network.graph.path} names weights ${named}, not the verified ${network.weights.path}`);
   }
-  const weights = await readFile(network.weights);
+  const weights = await readVerifiedModelFile(network.weights);
   const handler: tfjs.io.IOHandler = {
     load: () =>
       Promise.resolve({
@@ -44,11 +48,11 @@ async function load(tf: typeof tfjs, network: EsrganNetwork): Promise<tfjs.Layer
 }
 
 function network(tf: typeof tfjs, spec: EsrganNetwork): Promise<tfjs.LayersModel> {
-  let made = networks.get(spec.graph);
+  let made = networks.get(spec.graph.path);
   if (!made) {
     made = load(tf, spec);
-    networks.set(spec.graph, made);
-    made.catch(() => networks.delete(spec.graph));
+    networks.set(spec.graph.path, made);
+    made.catch(() => networks.delete(spec.graph.path));
   }
   return made;
 }

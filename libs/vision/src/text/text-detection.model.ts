@@ -2,7 +2,7 @@ import { AppConfig } from '@app/common';
 import { TextDetector, type RawImage, type TextRegion } from '@app/image-pipeline';
 import { shippedFilePath, type ModelFile } from '../model-file';
 import { ModelRunner } from '../model-runner';
-import { ONNX_WORKER, type OnnxJob } from '../onnx-session';
+import { ONNX_WORKER, onnxFiles, type OnnxJob } from '../onnx-session';
 import type { DbBox } from './db-boxes';
 
 /**
@@ -35,13 +35,13 @@ export class PpOcrTextDetector extends TextDetector {
   }
 
   static fromConfig(config: AppConfig): PpOcrTextDetector {
-    const file = textDetectionModelFile(config);
+    const onnx = onnxFiles(textDetectionModelFile(config));
     const { maxSide } = config.vision.textDetection;
     const runner = new ModelRunner<OnnxJob>({
       name: 'text-detection',
-      files: [file],
+      files: [onnx.file, ...onnx.externalData],
       worker: ONNX_WORKER,
-      session: { path: file.path, threads: config.vision.threads, executionProvider: config.vision.executionProvider },
+      session: { ...onnx, threads: config.vision.threads, executionProvider: config.vision.executionProvider },
       queueLimit: config.vision.queueLimit,
       // a grey image of the working size: the first inferences at a new input shape are the slow ones
       warmUp: () => ({
