@@ -26,6 +26,7 @@ const ChargedPerImage = () =>
   applyDecorators(
     Uncounted(),
     ApiErrorResponse(['QUOTA_EXHAUSTED'], "The key's calls left cannot cover the request's images (one per image)."),
+    ApiErrorResponse(['ACTIVE_TASKS_LIMITED'], 'The account has TASK_ACTIVE_PER_ACCOUNT tasks that have not ended.'),
   );
 
 /**

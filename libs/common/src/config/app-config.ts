@@ -137,6 +137,11 @@ export class AppConfig {
   readonly taskOutstandingPerTask: number;
   /** Items of one account's tasks handed to the queue at a time: what keeps one account from filling it. */
   readonly taskOutstandingPerAccount: number;
+  /**
+   * Tasks of one account that have not ended (ACCEPTED or PROCESSING) beyond which a new batch or async task is
+   * refused with 429: what bounds the work of one account's top-ups and cancellations.
+   */
+  readonly taskActivePerAccount: number;
   /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
   readonly taskRetryDelayMs: number;
   /** How long a worker's hold on a job lasts without renewal: a killed worker's jobs run again after it. */
@@ -321,6 +326,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
     taskOutstandingPerTask: read.integer('TASK_OUTSTANDING_PER_TASK', 2 * taskConcurrency, 1, 100_000),
     taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
+    taskActivePerAccount: read.integer('TASK_ACTIVE_PER_ACCOUNT', 1000, 1, 1_000_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
     taskReconcileIntervalMs,

@@ -332,6 +332,11 @@ export class TaskStore {
       .getMany();
   }
 
+  /** How many tasks of the account have not ended: an index range (IDX_edit_tasks_account_status). */
+  activeCount(accountId: number): Promise<number> {
+    return this.tasks.countBy({ accountId, status: In(ACTIVE_TASK_STATUSES) });
+  }
+
   /** The tasks of a key that have not ended. */
   async activeTasksOfKey(keyId: number): Promise<EditTaskEntity[]> {
     return this.tasks.find({ where: { keyId, status: In(ACTIVE_TASK_STATUSES) }, order: { id: 'ASC' } });
