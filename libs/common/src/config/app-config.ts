@@ -113,6 +113,14 @@ export class AppConfig {
   readonly storagePreviousKeys: Buffer[];
   /** Longest the reachability check of a storage may take when it is created or changed, in milliseconds. */
   readonly storageCheckTimeoutMs: number;
+  /** Pages one listing of a storage folder may request (a folder task's input). */
+  readonly storageListMaxPages: number;
+  /** Longest one listing of a storage folder may run, in milliseconds (checked before each page). */
+  readonly storageListTimeoutMs: number;
+  /** Largest answer to one listing page request of an S3-compatible store, in bytes. */
+  readonly storageListPageMaxBytes: number;
+  /** Items one folder task may record; its listing stops there and the task ends in ERROR once they are done. */
+  readonly taskItemsMax: number;
   /** Lifetime of a file in the temporary bucket, in seconds. */
   readonly temporaryTtlSeconds: number;
   /** How often expired temporary files are deleted, in seconds. */
@@ -313,6 +321,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       .map((entry) => read.key('STORAGE_ENCRYPTION_PREVIOUS_KEYS', entry))
       .filter((key): key is Buffer => key !== undefined),
     storageCheckTimeoutMs: read.integer('STORAGE_CHECK_TIMEOUT_MS', 10_000, 100, 120_000),
+    storageListMaxPages: read.integer('STORAGE_LIST_MAX_PAGES', 10_000, 1, 10_000_000),
+    storageListTimeoutMs: read.integer('STORAGE_LIST_TIMEOUT_MS', 600_000, 100, 86_400_000),
+    storageListPageMaxBytes: read.integer('STORAGE_LIST_PAGE_MAX_BYTES', 8 * MIB, 64 * 1024, 1024 * MIB),
+    taskItemsMax: read.integer('TASK_ITEMS_MAX', 100_000, 1, 100_000_000),
     temporaryTtlSeconds: read.integer('TEMP_TTL_SECONDS', 86_400, 1, 604_800),
     temporarySweepIntervalSeconds: read.integer('TEMP_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     temporaryBucket: readTemporaryBucket(read),

@@ -95,6 +95,12 @@ export const ErrorCodes = define({
     message: 'The storage service failed; try again.',
     retryable: true,
   },
+  STORAGE_LISTING_REFUSED: {
+    code: '1308',
+    status: 422,
+    type: 'storage',
+    message: "The storage's listing was stopped: it went past a listing limit.",
+  },
   FETCH_REFUSED: { code: '1401', status: 400, type: 'general', message: 'The URL is not allowed.' },
   // Retryable for what fails before or while an origin answers (network, timeouts); an answer's status decides its own.
   FETCH_FAILED: {

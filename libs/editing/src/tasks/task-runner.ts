@@ -28,8 +28,11 @@ const PARSED_REQUESTS = 64;
 
 const isFinal = (task: EditTaskEntity) => isFinalTaskStatus(task.status);
 
-/** How a listing stopped before the end of its input: the task was cancelled, or the key's quota is spent. */
-type Stop = { kind: 'ended' } | { kind: 'quota'; message: string };
+/**
+ * How a listing stopped before the end of its input: the task was cancelled, the key's quota is spent, or the input
+ * holds more than TASK_ITEMS_MAX images.
+ */
+type Stop = { kind: 'ended' } | { kind: 'quota' | 'items'; message: string };
 
 /**
  * The work of a task, the same in both modes (BullMQ worker, or the API process in embedded mode): list the
@@ -79,7 +82,7 @@ export class TaskRunner {
         return this.end(task, 'ERROR', failureMessage(error));
       }
       if (listed.stop?.kind === 'ended') return;
-      if (listed.stop?.kind === 'quota') await this.store.setPendingError(taskId, listed.stop.message);
+      if (listed.stop) await this.store.setPendingError(taskId, listed.stop.message);
       else if (listed.count === 0) {
         return this.end(task, 'ERROR', `${describe(requestOf(task).input)} holds no images.`);
       }
@@ -204,8 +207,9 @@ export class TaskRunner {
   /**
    * Records the input's items in chunks as the listing pages in, each charged to the key's quota first (a
    * folder's: a list's was charged when the task was created), and tops the account up after each; returns how
-   * many, and why the listing stopped early, if it did: the task ended (cancelled), or the quota is spent (the
-   * items it covers are recorded, no other).
+   * many, and why the listing stopped early, if it did: the task ended (cancelled), the quota is spent (the
+   * items it covers are recorded, no other), or the input holds more than TASK_ITEMS_MAX images (the first
+   * TASK_ITEMS_MAX are recorded).
    */
   private async record(task: EditTaskEntity, input: BatchInput): Promise<{ count: number; stop?: Stop }> {
     // Items an earlier run of this listing recorded were charged then (the listing order is fixed).
@@ -227,7 +231,16 @@ export class TaskRunner {
         'the rest of the input was not edited.';
       return { kind: 'quota', message };
     };
+    const max = this.config.taskItemsMax;
     for await (const item of this.inputs(task.accountId, input)) {
+      if (seq === max) {
+        // Leaving the loop ends the listing: no page past this one is asked for.
+        const stop = chunk.length > 0 ? await flush() : undefined;
+        const message =
+          `${describe(input)} holds more than ${max} images (TASK_ITEMS_MAX): the first ${max} were queued, ` +
+          'the rest was not listed.';
+        return { count: seq, stop: stop ?? { kind: 'items', message } };
+      }
       chunk.push({ seq: seq++, ...item });
       if (chunk.length === CHUNK) {
         const stop = await flush();

@@ -4,6 +4,7 @@ import type { BucketParameters, StorageConnection, WebFolderParameters } from '.
 import { AddressPolicy, bareHost } from '../fetch/address-policy';
 import { SafeFetcher } from '../fetch/safe-fetcher';
 import { GcsServiceAccountDriver } from './gcs-service-account.driver';
+import type { ListingLimits } from './listing-limits';
 import { normalisePrefix } from './object-paths';
 import { S3Driver } from './s3.driver';
 import type { StorageDriver } from './storage-driver';
@@ -36,6 +37,11 @@ export class StorageDriverFactory {
     );
   }
 
+  private get listing(): ListingLimits {
+    const { storageListMaxPages, storageListTimeoutMs, storageListPageMaxBytes } = this.config;
+    return { maxPages: storageListMaxPages, timeoutMs: storageListTimeoutMs, pageMaxBytes: storageListPageMaxBytes };
+  }
+
   /** The connection's driver; with tracing on, a span per call (traced-storage.driver.ts). */
   create(connection: StorageConnection): StorageDriver {
     return tracedDriver(this.build(connection), connection.type);
@@ -64,6 +70,7 @@ export class StorageDriverFactory {
         // The API refuses an endpoint with a service-account key; should one reach here, it is still judged.
         endpoint: parameters.endpoint,
         guard: parameters.endpoint ? this.policy : undefined,
+        listing: this.listing,
       });
     }
     const gcs = connection.type === 'gcs';
@@ -79,6 +86,7 @@ export class StorageDriverFactory {
       guard: parameters.endpoint ? this.policy : undefined,
       connectTimeoutMs: this.config.fetchConnectTimeoutMs,
       requestTimeoutMs: this.config.fetchTimeoutMs,
+      listing: this.listing,
     });
   }
 }
