@@ -5,7 +5,8 @@ import type { ListingLimits } from '../libs/storage/src/drivers/listing-limits';
 import { startHostileS3Lister, type HostileListing, type HostileS3Lister } from './helpers/hostile-s3-lister';
 import { client } from './helpers/http';
 import { startTestApp, type TestApp } from './helpers/test-app';
-import { waitForTask } from './helpers/tasks';
+import type { RunningProcess } from './helpers/process';
+import { startWorkerFor, waitForTask } from './helpers/tasks';
 
 /*
  * Folder listings against a hostile S3-compatible endpoint (issue 25, item 7): a store that says IsTruncated for
@@ -94,12 +95,15 @@ describe('S3Driver.list against a hostile store', () => {
 
 describe('a folder task on a hostile store', () => {
   let app: TestApp;
+  let worker: RunningProcess | undefined;
 
   beforeAll(async () => {
     app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_ATTEMPTS: '1', TASK_ITEMS_MAX: '7' });
+    worker = await startWorkerFor(app);
   }, 60_000);
 
   afterAll(async () => {
+    await worker?.stop();
     await app?.close();
   });
 
