@@ -280,8 +280,15 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     read.problem('METRICS_TOKEN', 'must be at least 16 characters long');
   }
   const taskReconcileIntervalMs = read.integer('TASK_RECONCILE_INTERVAL_MS', 60_000, 0, 86_400_000);
-  if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < 100) {
-    read.problem('TASK_RECONCILE_INTERVAL_MS', 'must be 0 (off) or at least 100');
+  const fetchTimeoutMs = read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000);
+  const workerLockMs = read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000);
+  // Work is queued again once a pass found its job missing and a later one (an interval on) still does: a run under
+  // way when its job was lost must have ended by then (its download, its lock), else it would run beside itself.
+  if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < fetchTimeoutMs + workerLockMs) {
+    read.problem(
+      'TASK_RECONCILE_INTERVAL_MS',
+      `must be 0 (off) or at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (${fetchTimeoutMs + workerLockMs})`,
+    );
   }
   const config = new AppConfig({
     port,
@@ -310,7 +317,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     metricsToken,
     tracing: readTracing(read),
     trustProxy: read.boolean('TRUST_PROXY', false),
-    fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+    fetchTimeoutMs,
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),
     fetchMaxBytes: read.integer('FETCH_MAX_BYTES', 104_857_600, 1024, 4_294_967_296),
     storageEncryptionKey: read.key('STORAGE_ENCRYPTION_KEY', read.string('STORAGE_ENCRYPTION_KEY')),
@@ -340,7 +347,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
     taskActivePerAccount: read.integer('TASK_ACTIVE_PER_ACCOUNT', 1000, 1, 1_000_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
-    workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
+    workerLockMs,
     taskReconcileIntervalMs,
     vision: readVision(read),
     generative: readGenerative(read),

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
   LruCache,
+  ServiceException,
   mediaTypeOfExtension,
   taskItemDuration,
   taskItems,
@@ -99,12 +100,14 @@ export class TaskRunner {
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
-    // Read and started in one statement; an item that did not start is read again to tell why (rare).
-    const item = await this.store.startItem(taskId, seq);
+    // Read, claimed and started in one statement; an item that did not start is read again to tell why (rare).
+    const item = await this.store.startItem(taskId, seq, Date.now() + this.config.workerLockMs);
     if (!item) {
       const existing = await this.store.item(taskId, seq);
       // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
       if (existing && existing.status !== 'PENDING') return this.afterItem(task);
+      // Another run holds it (its job added twice): that run ends it; this one comes back later in case that one dies.
+      if (existing && !finalAttempt) throw underWay(`task ${taskId} item ${seq}`);
       return;
     }
     const { edit } = this.requestOf(task);
@@ -124,7 +127,10 @@ export class TaskRunner {
     };
     try {
       const caller = { accountId: task.accountId, holder: `tasks of account ${task.accountId}` };
-      const result = await this.executor.execute(caller, request);
+      const result = await this.holding(
+        (until) => this.store.renewItemClaim(item, until),
+        () => this.executor.execute(caller, request),
+      );
       await this.store.finishItem(item.id, {
         status: 'DONE',
         input: result.input,
@@ -172,19 +178,28 @@ export class TaskRunner {
   /** Delivers the ended task to its webhook; throws for a retry unless `finalAttempt`, then gives up. */
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
-    if (!task?.webhookUrl || !isFinal(task) || task.webhookState !== 'pending') return;
+    if (!task?.webhookUrl || !isFinal(task) || !['pending', 'sending'].includes(task.webhookState)) return;
+    // pending -> sending in one conditional UPDATE: a webhook job added twice (the reconciler) is delivered once.
+    if (!(await this.store.claimWebhook(taskId, Date.now() + this.config.workerLockMs))) {
+      if (!finalAttempt && task.webhookState === 'sending') throw underWay(`task ${taskId} webhook`);
+      return;
+    }
     const started = performance.now();
     const attempt = (outcome: 'delivered' | 'retry' | 'failed') => {
       webhookDeliveries.inc({ outcome });
       webhookDeliveryDuration.observe({ outcome }, (performance.now() - started) / 1000);
     };
     try {
-      await this.webhooks.send(task, task.webhookUrl, () => this.bodies.chunks(task));
+      await this.holding(
+        (until) => this.store.renewWebhookClaim(taskId, until),
+        () => this.webhooks.send(task, task.webhookUrl!, () => this.bodies.chunks(task)),
+      );
       attempt('delivered');
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {
       if (!finalAttempt && isTransient(error)) {
         attempt('retry');
+        await this.store.setWebhookState(taskId, 'pending');
         throw error;
       }
       attempt('failed');
@@ -192,6 +207,27 @@ export class TaskRunner {
         `task ${taskId}: webhook ${describeUrl(task.webhookUrl)} not delivered: ${failureMessage(error)}`,
       );
       await this.store.setWebhookState(taskId, 'failed');
+    }
+  }
+
+  /**
+   * Runs `work` while renewing its run's claim (item or webhook) every third of WORKER_LOCK_MS, so that a run longer
+   * than the claim keeps it, and a run whose process died lets it go within WORKER_LOCK_MS.
+   */
+  private async holding<T>(renew: (until: number) => Promise<void>, work: () => Promise<T>): Promise<T> {
+    const lease = this.config.workerLockMs;
+    const timer = setInterval(
+      () => {
+        renew(Date.now() + lease).catch((error: unknown) => {
+          this.logger.warn(`a run's claim could not be renewed: ${failureMessage(error)}`);
+        });
+      },
+      Math.max(1, Math.floor(lease / 3)),
+    );
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
     }
   }
 
@@ -310,6 +346,11 @@ export class TaskRunner {
 /** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
   return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
+}
+
+/** Work another run holds: retried (transient), so that it still runs should that run die. Never shown to a client. */
+function underWay(what: string): ServiceException {
+  return new ServiceException('EDIT_BUSY', `${what}: another run of it is under way; trying again later.`);
 }
 
 function describe(input: BatchInput): string {
