@@ -84,6 +84,14 @@ describe('S3Driver.list against a hostile store', () => {
     expect(listed).toBe(0);
   });
 
+  it("refuses a storage check (a listing of one key) answered with megabytes, reading no more than the page's limit", async () => {
+    const store = await fake('huge-page', { hugeBytes: 64 * 1024 * 1024 });
+    await expect(driver(store.endpoint).check()).rejects.toMatchObject({
+      codeName: 'STORAGE_UNREACHABLE',
+      message: 'The storage answered a listing too large.',
+    });
+  });
+
   it('stops a listing that runs past STORAGE_LIST_TIMEOUT_MS', async () => {
     const store = await fake('endless');
     // A time limit of 1 ms is over before the second page whatever the machine's speed.

@@ -211,16 +211,7 @@ export class S3Driver implements StorageDriver {
         MaxKeys: this.options.pageSize ?? 1000,
       });
       let over = false;
-      // Inside the deserializer (a lower priority in its step): the raw answer, before the XML is read whole.
-      command.middlewareStack.add(
-        (next) => async (args) => {
-          const result = await next(args);
-          const response = result.response as { body?: Readable };
-          if (response.body) response.body = cappedBody(response.body, limits.pageMaxBytes, () => (over = true));
-          return result;
-        },
-        { step: 'deserialize', priority: 'low', name: 'listingPageBytes' },
-      );
+      capAnswer(command, limits.pageMaxBytes, () => (over = true));
       const tooLarge = () =>
         listingRefused(`a page was larger than ${limits.pageMaxBytes} bytes (STORAGE_LIST_PAGE_MAX_BYTES)`);
       // The cut page fails to parse (or parses short): the reason given is the cut, not the parser's.
@@ -268,14 +259,19 @@ export class S3Driver implements StorageDriver {
   }
 
   async check(timeoutMs = 10_000): Promise<void> {
+    const command = new ListObjectsV2Command({
+      Bucket: this.options.bucket,
+      Prefix: folderKey(this.options.prefix, ''),
+      MaxKeys: 1,
+    });
+    // An answer of one key is small: one past the page limit is refused unread, whatever the store sends.
+    let over = false;
+    capAnswer(command, (this.options.listing ?? DEFAULT_LISTING_LIMITS).pageMaxBytes, () => (over = true));
+    const tooLarge = () => new ServiceException('STORAGE_UNREACHABLE', 'The storage answered a listing too large.');
     await this.send(() =>
-      this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.options.bucket,
-          Prefix: folderKey(this.options.prefix, ''),
-          MaxKeys: 1,
-        }),
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      this.client.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) }).then(
+        (output) => (over ? Promise.reject(tooLarge()) : output),
+        (error: unknown) => Promise.reject(over ? tooLarge() : error),
       ),
     );
   }
@@ -326,4 +322,20 @@ export class S3Driver implements StorageDriver {
     logConnectionFailure(where, error);
     return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}, or it did not answer.`);
   }
+}
+
+/**
+ * Cuts the answer to `command` at `maxBytes` (cappedBody), calling `onOver` when it does. Added inside the
+ * deserializer (a lower priority in its step), it sees the raw answer before the XML is read whole.
+ */
+function capAnswer(command: ListObjectsV2Command, maxBytes: number, onOver: () => void): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const response = result.response as { body?: Readable };
+      if (response.body) response.body = cappedBody(response.body, maxBytes, onOver);
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'listingPageBytes' },
+  );
 }
