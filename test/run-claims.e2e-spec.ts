@@ -25,7 +25,8 @@ let accountId: number;
 beforeAll(async () => {
   images = await startImageServer();
   hooks = await startWebhookReceiver();
-  app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_ATTEMPTS: '1' });
+  // A claim lasts WORKER_LOCK_MS, renewed every third of it while its run goes on.
+  app = await startTestApp({ FETCH_ALLOW_HOSTS: '127.0.0.1', TASK_ATTEMPTS: '1', WORKER_LOCK_MS: '1000' });
   runner = app.app.get(TaskRunner);
   accountId = await adminAccountId(app);
   images.put('/twice.jpg', await quadrantsImage({ format: 'jpeg', width: 48, height: 32 }));
@@ -69,8 +70,10 @@ describe('a run claims its work first', () => {
     await expect(runner.runItem(task.id, 0, false)).rejects.toThrow(
       `task ${task.id} item 0: another run of it is under way; trying again later.`,
     );
-    // Its last attempt leaves the item to the run that holds it.
+    // Its last attempt waits for the claim to run out; renewed by the run that holds it, it does not: the item is
+    // left to that run.
     await runner.runItem(task.id, 0, true);
+    expect(images.hits.get('/twice.jpg')).toBe(1);
     hold.release();
     await first;
     expect(images.hits.get('/twice.jpg')).toBe(1);

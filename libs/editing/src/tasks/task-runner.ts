@@ -18,7 +18,7 @@ import { TaskQueue } from './task-queue';
 import { TaskScheduler } from './task-scheduler';
 import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';
-import { TaskStore, type NewItem } from './task-store';
+import { TaskStore, type NewItem, type StartedItem } from './task-store';
 import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
 
@@ -100,16 +100,8 @@ export class TaskRunner {
   async runItem(taskId: number, seq: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
-    // Read, claimed and started in one statement; an item that did not start is read again to tell why (rare).
-    const item = await this.store.startItem(taskId, seq, Date.now() + this.config.workerLockMs);
-    if (!item) {
-      const existing = await this.store.item(taskId, seq);
-      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
-      if (existing && existing.status !== 'PENDING') return this.afterItem(task);
-      // Another run holds it (its job added twice): that run ends it; this one comes back later in case that one dies.
-      if (existing && !finalAttempt) throw underWay(`task ${taskId} item ${seq}`);
-      return;
-    }
+    const item = await this.claimItem(task, seq, finalAttempt);
+    if (!item) return;
     const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -151,6 +143,47 @@ export class TaskRunner {
     await this.afterItem(task);
   }
 
+  /**
+   * Claims and starts the item (one statement); null when it is not to run here. Another run holds it (its job added
+   * twice): that run ends it, and this one comes back later (a transient failure) in case that one dies; a last
+   * attempt waits for the claim to run out (WORKER_LOCK_MS at most) and tries once more, so that the item of a run
+   * that died is not left pending.
+   */
+  private async claimItem(task: EditTaskEntity, seq: number, finalAttempt: boolean): Promise<StartedItem | null> {
+    const lease = this.config.workerLockMs;
+    for (let tries = 0; tries < 2; tries++) {
+      const item = await this.store.startItem(task.id, seq, Date.now() + lease);
+      if (item) return item;
+      // Read again to tell why it did not start (rare).
+      const existing = await this.store.item(task.id, seq);
+      if (!existing) return null;
+      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
+      if (existing.status !== 'PENDING') return this.afterItem(task).then(() => null);
+      if (!finalAttempt) throw underWay(`task ${task.id} item ${seq}`);
+      const wait = Math.min(lease, Math.max(0, Number(existing.claimedUntil ?? 0) - Date.now()) + 10);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return null;
+  }
+
+  /**
+   * pending -> sending in one conditional UPDATE: a webhook job added twice (the reconciler) is delivered once.
+   * Another run delivering it: as {@link claimItem}, this one comes back later, or, its last attempt, waits for
+   * that claim to run out and tries once more.
+   */
+  private async claimWebhook(task: EditTaskEntity, finalAttempt: boolean): Promise<boolean> {
+    const lease = this.config.workerLockMs;
+    let current: EditTaskEntity | null = task;
+    for (let tries = 0; tries < 2 && current?.webhookState === 'sending'; tries++) {
+      if (!finalAttempt) throw underWay(`task ${task.id} webhook`);
+      const wait = Math.min(lease, Math.max(0, Number(current.webhookClaimedUntil ?? 0) - Date.now()) + 10);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (await this.store.claimWebhook(task.id, Date.now() + lease)) return true;
+      current = await this.store.find(task.id);
+    }
+    return current?.webhookState === 'pending' && (await this.store.claimWebhook(task.id, Date.now() + lease));
+  }
+
   /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
   private async afterItem(task: EditTaskEntity): Promise<void> {
     await this.finishIfDone(task.id);
@@ -179,11 +212,7 @@ export class TaskRunner {
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task?.webhookUrl || !isFinal(task) || !['pending', 'sending'].includes(task.webhookState)) return;
-    // pending -> sending in one conditional UPDATE: a webhook job added twice (the reconciler) is delivered once.
-    if (!(await this.store.claimWebhook(taskId, Date.now() + this.config.workerLockMs))) {
-      if (!finalAttempt && task.webhookState === 'sending') throw underWay(`task ${taskId} webhook`);
-      return;
-    }
+    if (!(await this.claimWebhook(task, finalAttempt))) return;
     const started = performance.now();
     const attempt = (outcome: 'delivered' | 'retry' | 'failed') => {
       webhookDeliveries.inc({ outcome });
