@@ -279,9 +279,14 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (metricsToken !== undefined && metricsToken.length < 16) {
     read.problem('METRICS_TOKEN', 'must be at least 16 characters long');
   }
-  const taskReconcileIntervalMs = read.integer('TASK_RECONCILE_INTERVAL_MS', 60_000, 0, 86_400_000);
   const fetchTimeoutMs = read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000);
   const workerLockMs = read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000);
+  const taskReconcileIntervalMs = read.integer(
+    'TASK_RECONCILE_INTERVAL_MS',
+    Math.max(60_000, fetchTimeoutMs + workerLockMs),
+    0,
+    86_400_000,
+  );
   // Work is queued again once a pass found its job missing and a later one (an interval on) still does: a run under
   // way when its job was lost must have ended by then (its download, its lock), else it would run beside itself.
   if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < fetchTimeoutMs + workerLockMs) {
