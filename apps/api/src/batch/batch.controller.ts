@@ -26,6 +26,12 @@ const ChargedPerImage = () =>
   applyDecorators(
     Uncounted(),
     ApiErrorResponse(['QUOTA_EXHAUSTED'], "The key's calls left cannot cover the request's images (one per image)."),
+    // One 429 per route in the document: the class's (RequireScopes) is replaced, so its codes are named again.
+    ApiErrorResponse(
+      ['RATE_LIMITED', 'ADDRESS_RATE_LIMITED', 'AUTH_FAILURES_LIMITED', 'ACTIVE_TASKS_LIMITED'],
+      "Rate limit exceeded: the key's, the client address's, or the address's failed authentications; or the " +
+        'account has TASK_ACTIVE_PER_ACCOUNT tasks that have not ended.',
+    ),
   );
 
 /**

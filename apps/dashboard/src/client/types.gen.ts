@@ -2183,7 +2183,7 @@ export type BatchCreateBatchErrors = {
    */
   422: ErrorBodyDto;
   /**
-   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications; or the account has TASK_ACTIVE_PER_ACCOUNT tasks that have not ended.
    */
   429: RateLimitErrorDto;
 };
@@ -2330,7 +2330,7 @@ export type BatchCreateAsyncErrors = {
    */
   422: ErrorBodyDto;
   /**
-   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications.
+   * Rate limit exceeded: the key's, the client address's, or the address's failed authentications; or the account has TASK_ACTIVE_PER_ACCOUNT tasks that have not ended.
    */
   429: RateLimitErrorDto;
 };

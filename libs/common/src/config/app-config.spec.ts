@@ -87,12 +87,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN: must be at least 16 characters');
   });
 
-  it('reconciles the queue every minute by default; 0 turns it off, and a few milliseconds are refused', () => {
+  it('reconciles the queue every minute by default (longer with longer timeouts); 0 turns it off; less than the fetch and lock timeouts is refused', () => {
     expect(loadConfig({}).taskReconcileIntervalMs).toBe(60_000);
     expect(loadConfig({ TASK_RECONCILE_INTERVAL_MS: '0' }).taskReconcileIntervalMs).toBe(0);
-    expect(loadConfig({ TASK_RECONCILE_INTERVAL_MS: '500' }).taskReconcileIntervalMs).toBe(500);
-    expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '50' })).toThrow(
-      'TASK_RECONCILE_INTERVAL_MS: must be 0 (off) or at least 100',
+    // A run under way when its job was lost ends within FETCH_TIMEOUT_MS + WORKER_LOCK_MS: only then is it queued again.
+    expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '59999' })).toThrow(
+      'TASK_RECONCILE_INTERVAL_MS: must be 0 (off) or at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (60000)',
+    );
+    // Unset, it follows longer timeouts.
+    expect(loadConfig({ WORKER_LOCK_MS: '300000' }).taskReconcileIntervalMs).toBe(330_000);
+    const short = { FETCH_TIMEOUT_MS: '500', WORKER_LOCK_MS: '1000' };
+    expect(loadConfig({ ...short, TASK_RECONCILE_INTERVAL_MS: '1500' }).taskReconcileIntervalMs).toBe(1500);
+    expect(() => loadConfig({ ...short, TASK_RECONCILE_INTERVAL_MS: '1499' })).toThrow(
+      'TASK_RECONCILE_INTERVAL_MS: must be 0 (off) or at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (1500)',
     );
     expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '-1' })).toThrow('TASK_RECONCILE_INTERVAL_MS');
   });

@@ -117,6 +117,14 @@ export class AppConfig {
   readonly storagePreviousKeys: Buffer[];
   /** Longest the reachability check of a storage may take when it is created or changed, in milliseconds. */
   readonly storageCheckTimeoutMs: number;
+  /** Pages one listing of a storage folder may request (a folder task's input). */
+  readonly storageListMaxPages: number;
+  /** Longest one listing of a storage folder may run, in milliseconds (checked before each page). */
+  readonly storageListTimeoutMs: number;
+  /** Largest answer to one listing page request of an S3-compatible store, in bytes. */
+  readonly storageListPageMaxBytes: number;
+  /** Items one folder task may record; its listing stops there and the task ends in ERROR once they are done. */
+  readonly taskItemsMax: number;
   /** Lifetime of a file in the temporary bucket, in seconds. */
   readonly temporaryTtlSeconds: number;
   /** How often expired temporary files are deleted, in seconds. */
@@ -141,6 +149,11 @@ export class AppConfig {
   readonly taskOutstandingPerTask: number;
   /** Items of one account's tasks handed to the queue at a time: what keeps one account from filling it. */
   readonly taskOutstandingPerAccount: number;
+  /**
+   * Tasks of one account that have not ended (ACCEPTED, PROCESSING or PAUSED) beyond which a new batch or async task is
+   * refused with 429: what bounds the work of one account's top-ups and cancellations.
+   */
+  readonly taskActivePerAccount: number;
   /** Delay before the first retry of a transient failure, in milliseconds; doubled for each later one. */
   readonly taskRetryDelayMs: number;
   /**
@@ -283,9 +296,21 @@ export function loadConfig(env: Environment = process.env): AppConfig {
   if (metricsToken !== undefined && metricsToken.length < 16) {
     read.problem('METRICS_TOKEN', 'must be at least 16 characters long');
   }
-  const taskReconcileIntervalMs = read.integer('TASK_RECONCILE_INTERVAL_MS', 60_000, 0, 86_400_000);
-  if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < 100) {
-    read.problem('TASK_RECONCILE_INTERVAL_MS', 'must be 0 (off) or at least 100');
+  const fetchTimeoutMs = read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000);
+  const workerLockMs = read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000);
+  const taskReconcileIntervalMs = read.integer(
+    'TASK_RECONCILE_INTERVAL_MS',
+    Math.max(60_000, fetchTimeoutMs + workerLockMs),
+    0,
+    86_400_000,
+  );
+  // Work is queued again once a pass found its job missing and a later one (an interval on) still does: a run under
+  // way when its job was lost must have ended by then (its download, its lock), else it would run beside itself.
+  if (taskReconcileIntervalMs > 0 && taskReconcileIntervalMs < fetchTimeoutMs + workerLockMs) {
+    read.problem(
+      'TASK_RECONCILE_INTERVAL_MS',
+      `must be 0 (off) or at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (${fetchTimeoutMs + workerLockMs})`,
+    );
   }
   const config = new AppConfig({
     port,
@@ -316,7 +341,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     metricsToken,
     tracing: readTracing(read),
     trustProxy: read.boolean('TRUST_PROXY', false),
-    fetchTimeoutMs: read.integer('FETCH_TIMEOUT_MS', 30_000, 100, 600_000),
+    fetchTimeoutMs,
     fetchConnectTimeoutMs: read.integer('FETCH_CONNECT_TIMEOUT_MS', 5_000, 50, 120_000),
     fetchMaxBytes: read.integer('FETCH_MAX_BYTES', 104_857_600, 1024, 4_294_967_296),
     storageEncryptionKey: read.key('STORAGE_ENCRYPTION_KEY', read.string('STORAGE_ENCRYPTION_KEY')),
@@ -327,6 +352,10 @@ export function loadConfig(env: Environment = process.env): AppConfig {
       .map((entry) => read.key('STORAGE_ENCRYPTION_PREVIOUS_KEYS', entry))
       .filter((key): key is Buffer => key !== undefined),
     storageCheckTimeoutMs: read.integer('STORAGE_CHECK_TIMEOUT_MS', 10_000, 100, 120_000),
+    storageListMaxPages: read.integer('STORAGE_LIST_MAX_PAGES', 10_000, 1, 10_000_000),
+    storageListTimeoutMs: read.integer('STORAGE_LIST_TIMEOUT_MS', 600_000, 100, 86_400_000),
+    storageListPageMaxBytes: read.integer('STORAGE_LIST_PAGE_MAX_BYTES', 8 * MIB, 64 * 1024, 1024 * MIB),
+    taskItemsMax: read.integer('TASK_ITEMS_MAX', 100_000, 1, 100_000_000),
     temporaryTtlSeconds: read.integer('TEMP_TTL_SECONDS', 86_400, 1, 604_800),
     temporarySweepIntervalSeconds: read.integer('TEMP_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     temporaryBucket: readTemporaryBucket(read),
@@ -340,11 +369,12 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     taskAttempts: read.integer('TASK_ATTEMPTS', 5, 1, 100),
     taskOutstandingPerTask: read.integer('TASK_OUTSTANDING_PER_TASK', 2 * taskConcurrency, 1, 100_000),
     taskOutstandingPerAccount: read.integer('TASK_OUTSTANDING_PER_ACCOUNT', 2 * taskConcurrency, 1, 100_000),
+    taskActivePerAccount: read.integer('TASK_ACTIVE_PER_ACCOUNT', 1000, 1, 1_000_000),
     taskRetryDelayMs: read.integer('TASK_RETRY_DELAY_MS', 2_000, 1, 3_600_000),
     taskStoreFailures: read.integer('TASK_STORE_FAILURES', 3, 1, 1_000),
     taskStoreProbeMs: read.integer('TASK_STORE_PROBE_MS', 10_000, 100, 3_600_000),
     taskStorePauseMaxMs: read.integer('TASK_STORE_PAUSE_MAX_MS', 3_600_000, 0, 7 * 86_400_000),
-    workerLockMs: read.integer('WORKER_LOCK_MS', 30_000, 1_000, 3_600_000),
+    workerLockMs,
     taskReconcileIntervalMs,
     vision: readVision(read),
     generative: readGenerative(read),

@@ -51,6 +51,12 @@ export const ErrorCodes = define({
     type: 'general',
     message: 'Too many failed authentications from this address. Retry later.',
   },
+  ACTIVE_TASKS_LIMITED: {
+    code: '2004',
+    status: 429,
+    type: 'general',
+    message: 'The account has too many tasks that have not ended. Retry once some have ended.',
+  },
   KEY_NOT_FOUND: { code: '1201', status: 404, type: 'user', message: 'API key not found.' },
   KEY_REVOKED: { code: '1203', status: 409, type: 'user', message: 'The API key is revoked and cannot be changed.' },
   ACCOUNT_NOT_FOUND: { code: '1202', status: 404, type: 'user', message: 'Account not found.' },
@@ -88,6 +94,12 @@ export const ErrorCodes = define({
     type: 'storage',
     message: 'The storage service failed; try again.',
     retryable: true,
+  },
+  STORAGE_LISTING_REFUSED: {
+    code: '1308',
+    status: 422,
+    type: 'storage',
+    message: "The storage's listing was stopped: it went past a listing limit.",
   },
   FETCH_REFUSED: { code: '1401', status: 400, type: 'general', message: 'The URL is not allowed.' },
   // Retryable for what fails before or while an origin answers (network, timeouts); an answer's status decides its own.

@@ -61,6 +61,10 @@ export class EditTaskItemEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** Until when (ms since the epoch) a run holds this item: no other run starts it before (TaskStore.startItem). */
+  @Column({ name: 'claimed_until', type: 'bigint', nullable: true })
+  claimedUntil: string | null;
+
   @Column({ name: 'finished_at', nullable: true, type: Date })
   finishedAt: Date | null;
 }

@@ -16,8 +16,11 @@ export const isFinalTaskStatus = (status: TaskStatus): boolean => FINAL_TASK_STA
 /** `batch`: a folder or a list of inputs; `async`: one image, edited in the background. */
 export type TaskKind = 'batch' | 'async';
 
-/** Where the task's webhook stands: none asked, waiting for the task to end, delivered, or given up. */
-export type WebhookState = 'none' | 'pending' | 'sent' | 'failed';
+/**
+ * Where the task's webhook stands: none asked, waiting for the task to end (or for a delivery), being delivered by
+ * the run that claimed it (until `webhookClaimedUntil`), delivered, or given up.
+ */
+export type WebhookState = 'none' | 'pending' | 'sending' | 'sent' | 'failed';
 
 /** A batch or asynchronous edit. Its items are {@link EditTaskItemEntity}; its counts come from them. */
 @Entity({ name: 'edit_tasks' })
@@ -72,6 +75,10 @@ export class EditTaskEntity {
 
   @Column({ name: 'webhook_state', type: 'varchar', length: 8, default: 'none' })
   webhookState: WebhookState;
+
+  /** Until when (ms since the epoch) the run delivering the webhook (`sending`) holds it (TaskStore.claimWebhook). */
+  @Column({ name: 'webhook_claimed_until', type: 'bigint', nullable: true })
+  webhookClaimedUntil: string | null;
 
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;

@@ -7,6 +7,7 @@ import { WebhookSecrets1764300000000 } from './1764300000000-webhook-secrets';
 import { TaskItemTotal1764400000000 } from './1764400000000-task-item-total';
 import { FairScheduling1764500000000 } from './1764500000000-fair-scheduling';
 import { WebhookPendingIndex1764600000000 } from './1764600000000-webhook-pending-index';
+import { RunClaims1764700000000 } from './1764700000000-run-claims';
 import { TaskPause1764750000000 } from './1764750000000-task-pause';
 
 /** Every migration, in order. Listed by class (no globs) so tests and builds run the same set. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   TaskItemTotal1764400000000,
   FairScheduling1764500000000,
   WebhookPendingIndex1764600000000,
+  RunClaims1764700000000,
   TaskPause1764750000000,
 ];

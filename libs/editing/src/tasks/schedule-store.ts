@@ -10,15 +10,19 @@ export interface PendingItems {
   waiting: number;
 }
 
-/** A task that has not ended, as the scheduler sees it: whether the key that created it was revoked since. */
-export interface ActiveTask {
+/**
+ * A task that has not ended, as the scheduler sees it: whether the key that created it was revoked since, and its
+ * pending items (PendingItems).
+ */
+export interface ActiveTask extends PendingItems {
   id: number;
   keyRevoked: boolean;
 }
 
 /**
- * The scheduler's reads and claims (TaskScheduler, docs/batch.md "Scheduling"): an account's running tasks, each
- * task's items in the queue and waiting, and the conditional hand-over of items to the queue. Each takes the
+ * The scheduler's reads and claims (TaskScheduler, docs/batch.md "Scheduling"): an account's running tasks with each
+ * task's items in the queue and waiting, and the conditional hand-over of items to the queue, one statement each
+ * however many tasks the account has. Each takes the
  * scheduler's transaction (`manager`) when it holds one. Also the reconciler's keyset pages of the tasks whose work
  * should be in the queue (TaskReconciler).
  */
@@ -30,38 +34,47 @@ export class ScheduleStore {
   ) {}
 
   /**
-   * The account's tasks that have not ended, oldest first (the order their items are queued in), each with
-   * whether its key was revoked. `manager`: the scheduler's transaction, when it holds one.
+   * The account's tasks that have not ended, oldest first (the order their items are queued in), each with whether
+   * its key was revoked and its pending items: how many are in the queue, and how many wait (counted up to `cap`,
+   * all a top-up can use). One grouped statement however many tasks the account has (TASK_ACTIVE_PER_ACCOUNT bounds
+   * them); each count is an index range (IDX_edit_task_items_task_queue) of at most a few rows, so a top-up costs
+   * the same at the first item of a 50,000-item task as at its last. `manager`: the scheduler's transaction.
    */
-  async activeTasks(accountId: number, manager?: EntityManager): Promise<ActiveTask[]> {
-    const rows: { id: number | string; revoked: boolean | number | null }[] = await (manager ?? this.tasks.manager)
+  async activeTasks(accountId: number, cap: number, manager?: EntityManager): Promise<ActiveTask[]> {
+    const rows: {
+      id: number | string;
+      revoked: boolean | number | null;
+      queued: number | string;
+      waiting: number | string;
+    }[] = await (manager ?? this.tasks.manager)
       .createQueryBuilder(EditTaskEntity, 'task')
       .leftJoin(ApiKeyEntity, 'key', 'key.id = task.key_id')
       .select('task.id', 'id')
       .addSelect('key.revoked', 'revoked')
+      .addSelect(
+        // an item waiting for its retry (error set) holds no place: see queuedCount
+        "(SELECT COUNT(*) FROM edit_task_items queued WHERE queued.task_id = task.id AND queued.status = 'PENDING' " +
+          'AND queued.queued AND queued.error IS NULL)',
+        'queued',
+      )
+      .addSelect(
+        '(SELECT COUNT(*) FROM (SELECT 1 FROM edit_task_items waiting WHERE waiting.task_id = task.id ' +
+          "AND waiting.status = 'PENDING' AND NOT waiting.queued LIMIT :cap) waiting_rows)",
+        'waiting',
+      )
       .where('task.account_id = :accountId AND task.status IN (:...active)', {
         accountId,
         active: SCHEDULED_TASK_STATUSES,
+        cap,
       })
       .orderBy('task.id', 'ASC')
       .getRawMany();
-    return rows.map((row) => ({ id: Number(row.id), keyRevoked: Boolean(row.revoked) }));
-  }
-
-  /**
-   * Each task's pending items: how many are in the queue, and how many wait (counted up to `cap`, all a top-up can
-   * use). Both are index ranges (IDX_edit_task_items_task_queue) of at most a few rows, so a top-up costs the same
-   * at the first item of a 50,000-item task as at its last.
-   */
-  async pendingByTask(taskIds: number[], cap: number, manager?: EntityManager): Promise<Map<number, PendingItems>> {
-    const pending = new Map<number, PendingItems>();
-    for (const taskId of taskIds) {
-      pending.set(taskId, {
-        queued: await this.queuedCount(taskId, manager),
-        waiting: (await this.waitingItems(taskId, cap, manager)).length,
-      });
-    }
-    return pending;
+    return rows.map((row) => ({
+      id: Number(row.id),
+      keyRevoked: Boolean(row.revoked),
+      queued: Number(row.queued),
+      waiting: Number(row.waiting),
+    }));
   }
 
   /**
@@ -74,31 +87,46 @@ export class ScheduleStore {
     return items.countBy({ taskId, status: 'PENDING', queued: true, error: IsNull() });
   }
 
-  /** Up to `limit` of the task's pending items not queued yet, in order. */
-  private waitingItems(taskId: number, limit: number, manager?: EntityManager): Promise<EditTaskItemEntity[]> {
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    return items.find({
-      select: { id: true, seq: true },
-      where: { taskId, status: 'PENDING', queued: false },
-      order: { seq: 'ASC' },
-      take: limit,
-    });
-  }
-
   /**
-   * Marks up to `limit` of the task's pending items that are not queued yet as queued, in order, and returns the
-   * seqs this call marked: each is one conditional UPDATE, so that two processes never both hand one item over.
+   * Marks, for each task of `wanted`, up to that many of its pending items that are not queued yet as queued, in
+   * order, and returns the seqs this call marked by task: one conditional UPDATE ... RETURNING for all the tasks (a
+   * top-up claims for at most TASK_OUTSTANDING_PER_ACCOUNT tasks), so that two processes never both hand one item
+   * over and a top-up's statements do not grow with the account's tasks.
    */
-  async claim(taskId: number, limit: number, manager?: EntityManager): Promise<number[]> {
-    if (limit <= 0) return [];
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    const candidates = await this.waitingItems(taskId, limit, manager);
-    const claimed: number[] = [];
-    for (const item of candidates) {
-      const result = await items.update({ id: item.id, queued: false }, { queued: true });
-      if ((result.affected ?? 0) > 0) claimed.push(item.seq);
+  async claim(wanted: Map<number, number>, manager?: EntityManager): Promise<Map<number, number[]>> {
+    const claimed = new Map<number, number[]>();
+    const entries = [...wanted].filter(([, limit]) => limit > 0);
+    if (entries.length === 0) return claimed;
+    const connection = (manager ?? this.items.manager).connection;
+    const postgres = connection.driver.options.type === 'postgres';
+    const parameters: number[] = [];
+    const bind = (value: number) => {
+      parameters.push(value);
+      return postgres ? `$${parameters.length}` : '?';
+    };
+    // One keyset range of the index per task, each in a subquery of its own (its own ORDER BY and LIMIT).
+    const ranges = entries.map(
+      ([taskId, limit], index) =>
+        `SELECT id FROM (SELECT id FROM edit_task_items WHERE task_id = ${bind(taskId)} AND status = 'PENDING' ` +
+        `AND NOT queued ORDER BY seq LIMIT ${bind(limit)}) range_${index}`,
+    );
+    const runner = manager?.queryRunner ?? connection.createQueryRunner();
+    try {
+      const result = await runner.query(
+        `UPDATE edit_task_items SET queued = TRUE WHERE NOT queued AND id IN (${ranges.join(' UNION ALL ')}) ` +
+          'RETURNING task_id, seq',
+        parameters,
+        true,
+      );
+      const rows = (result.records ?? []) as { task_id: number | string; seq: number | string }[];
+      for (const row of rows.sort((a, b) => Number(a.seq) - Number(b.seq))) {
+        const taskId = Number(row.task_id);
+        claimed.set(taskId, [...(claimed.get(taskId) ?? []), Number(row.seq)]);
+      }
+      return claimed;
+    } finally {
+      if (!manager?.queryRunner) await runner.release();
     }
-    return claimed;
   }
 
   /**

@@ -49,8 +49,9 @@ type Running = Pick<EditTaskEntity, 'id' | 'accountId' | 'status' | 'expanded'>;
  * Work that was running when Redis lost its data has no job either, until it ends. So work is queued again only
  * when an earlier pass of this process (at least one interval before) found its job missing too, and, for a
  * listing, its task has recorded no item since: an item or a webhook under way ends within the interval, a
- * listing under way records its items, and neither is then run a second time beside itself. Only an item that
- * runs longer than the interval can be (docs/operations.md, "Backups").
+ * listing under way records its items, and neither is then run a second time beside itself. An item or a webhook
+ * that runs longer is not either: its run claims it first and holds the claim while it runs (TaskStore.startItem,
+ * claimWebhook); the interval is at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (docs/operations.md, "Backups").
  */
 @Injectable()
 export class TaskReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {

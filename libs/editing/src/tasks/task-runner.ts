@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
   LruCache,
+  ServiceException,
   mediaTypeOfExtension,
   taskItemDuration,
   taskItems,
@@ -19,7 +20,7 @@ import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest
 import { failureMessage, isTransient } from './task-failure';
 import { outputStoreOf } from '../results/result-writer';
 import { OutputStoreBreaker, pauseReason } from './output-store-breaker';
-import { TaskStore, type NewItem } from './task-store';
+import { TaskStore, type NewItem, type StartedItem } from './task-store';
 import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
 
@@ -31,14 +32,18 @@ const PARSED_REQUESTS = 64;
 const isFinal = (task: EditTaskEntity) => isFinalTaskStatus(task.status);
 
 /**
+/**
  * What a run of an item did: `ran` (it ran, or had nothing to do), or `deferred`: its task is PAUSED (its output
  * store is down), so the item did not run and the queue runs it again after TASK_STORE_PROBE_MS, as a new look
  * rather than a new attempt.
  */
 export type ItemRun = 'ran' | 'deferred';
 
-/** How a listing stopped before the end of its input: the task was cancelled, or the key's quota is spent. */
-type Stop = { kind: 'ended' } | { kind: 'quota'; message: string };
+/**
+ * How a listing stopped before the end of its input: the task was cancelled, the key's quota is spent, or the input
+ * holds more than TASK_ITEMS_MAX images.
+ */
+type Stop = { kind: 'ended' } | { kind: 'quota' | 'items'; message: string };
 
 /**
  * The work of a task, the same in both modes (BullMQ worker, or the API process in embedded mode): list the
@@ -89,7 +94,7 @@ export class TaskRunner {
         return this.end(task, 'ERROR', failureMessage(error));
       }
       if (listed.stop?.kind === 'ended') return;
-      if (listed.stop?.kind === 'quota') await this.store.setPendingError(taskId, listed.stop.message);
+      if (listed.stop) await this.store.setPendingError(taskId, listed.stop.message);
       else if (listed.count === 0) {
         return this.end(task, 'ERROR', `${describe(requestOf(task).input)} holds no images.`);
       }
@@ -109,14 +114,8 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return 'ran';
     if (task.status === 'PAUSED') return 'deferred';
-    // Read and started in one statement; an item that did not start is read again to tell why (rare).
-    const item = await this.store.startItem(taskId, seq);
-    if (!item) {
-      const existing = await this.store.item(taskId, seq);
-      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
-      if (existing && existing.status !== 'PENDING') await this.afterItem(task);
-      return 'ran';
-    }
+    const item = await this.claimItem(task, seq, finalAttempt);
+    if (!item) return 'ran';
     const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -133,7 +132,10 @@ export class TaskRunner {
       taskItemDuration.observe({ status }, (performance.now() - started) / 1000);
     };
     try {
-      const result = await this.executor.execute(editCaller(task.accountId), request);
+      const result = await this.holding(
+        (until) => this.store.renewItemClaim(item, until),
+        () => this.executor.execute(editCaller(task.accountId), request),
+      );
       await this.store.finishItem(item.id, {
         status: 'DONE',
         input: result.input,
@@ -186,6 +188,47 @@ export class TaskRunner {
     await this.finishIfDone(taskId);
   }
 
+  /**
+   * Claims and starts the item (one statement); null when it is not to run here. Another run holds it (its job added
+   * twice): that run ends it, and this one comes back later (a transient failure) in case that one dies; a last
+   * attempt waits for the claim to run out (WORKER_LOCK_MS at most) and tries once more, so that the item of a run
+   * that died is not left pending.
+   */
+  private async claimItem(task: EditTaskEntity, seq: number, finalAttempt: boolean): Promise<StartedItem | null> {
+    const lease = this.config.workerLockMs;
+    for (let tries = 0; tries < 2; tries++) {
+      const item = await this.store.startItem(task.id, seq, Date.now() + lease);
+      if (item) return item;
+      // Read again to tell why it did not start (rare).
+      const existing = await this.store.item(task.id, seq);
+      if (!existing) return null;
+      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
+      if (existing.status !== 'PENDING') return this.afterItem(task).then(() => null);
+      if (!finalAttempt) throw underWay(`task ${task.id} item ${seq}`);
+      const wait = Math.min(lease, Math.max(0, Number(existing.claimedUntil ?? 0) - Date.now()) + 10);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return null;
+  }
+
+  /**
+   * pending -> sending in one conditional UPDATE: a webhook job added twice (the reconciler) is delivered once.
+   * Another run delivering it: as {@link claimItem}, this one comes back later, or, its last attempt, waits for
+   * that claim to run out and tries once more.
+   */
+  private async claimWebhook(task: EditTaskEntity, finalAttempt: boolean): Promise<boolean> {
+    const lease = this.config.workerLockMs;
+    let current: EditTaskEntity | null = task;
+    for (let tries = 0; tries < 2 && current?.webhookState === 'sending'; tries++) {
+      if (!finalAttempt) throw underWay(`task ${task.id} webhook`);
+      const wait = Math.min(lease, Math.max(0, Number(current.webhookClaimedUntil ?? 0) - Date.now()) + 10);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (await this.store.claimWebhook(task.id, Date.now() + lease)) return true;
+      current = await this.store.find(task.id);
+    }
+    return current?.webhookState === 'pending' && (await this.store.claimWebhook(task.id, Date.now() + lease));
+  }
+
   /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
   private async afterItem(task: EditTaskEntity): Promise<void> {
     await this.finishIfDone(task.id);
@@ -213,19 +256,24 @@ export class TaskRunner {
   /** Delivers the ended task to its webhook; throws for a retry unless `finalAttempt`, then gives up. */
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
-    if (!task?.webhookUrl || !isFinal(task) || task.webhookState !== 'pending') return;
+    if (!task?.webhookUrl || !isFinal(task) || !['pending', 'sending'].includes(task.webhookState)) return;
+    if (!(await this.claimWebhook(task, finalAttempt))) return;
     const started = performance.now();
     const attempt = (outcome: 'delivered' | 'retry' | 'failed') => {
       webhookDeliveries.inc({ outcome });
       webhookDeliveryDuration.observe({ outcome }, (performance.now() - started) / 1000);
     };
     try {
-      await this.webhooks.send(task, task.webhookUrl, () => this.bodies.chunks(task));
+      await this.holding(
+        (until) => this.store.renewWebhookClaim(taskId, until),
+        () => this.webhooks.send(task, task.webhookUrl!, () => this.bodies.chunks(task)),
+      );
       attempt('delivered');
       await this.store.setWebhookState(taskId, 'sent');
     } catch (error) {
       if (!finalAttempt && isTransient(error)) {
         attempt('retry');
+        await this.store.setWebhookState(taskId, 'pending');
         throw error;
       }
       attempt('failed');
@@ -233,6 +281,27 @@ export class TaskRunner {
         `task ${taskId}: webhook ${describeUrl(task.webhookUrl)} not delivered: ${failureMessage(error)}`,
       );
       await this.store.setWebhookState(taskId, 'failed');
+    }
+  }
+
+  /**
+   * Runs `work` while renewing its run's claim (item or webhook) every third of WORKER_LOCK_MS, so that a run longer
+   * than the claim keeps it, and a run whose process died lets it go within WORKER_LOCK_MS.
+   */
+  private async holding<T>(renew: (until: number) => Promise<void>, work: () => Promise<T>): Promise<T> {
+    const lease = this.config.workerLockMs;
+    const timer = setInterval(
+      () => {
+        renew(Date.now() + lease).catch((error: unknown) => {
+          this.logger.warn(`a run's claim could not be renewed: ${failureMessage(error)}`);
+        });
+      },
+      Math.max(1, Math.floor(lease / 3)),
+    );
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
     }
   }
 
@@ -248,8 +317,9 @@ export class TaskRunner {
   /**
    * Records the input's items in chunks as the listing pages in, each charged to the key's quota first (a
    * folder's: a list's was charged when the task was created), and tops the account up after each; returns how
-   * many, and why the listing stopped early, if it did: the task ended (cancelled), or the quota is spent (the
-   * items it covers are recorded, no other).
+   * many, and why the listing stopped early, if it did: the task ended (cancelled), the quota is spent (the
+   * items it covers are recorded, no other), or the input holds more than TASK_ITEMS_MAX images (the first
+   * TASK_ITEMS_MAX are recorded).
    */
   private async record(task: EditTaskEntity, input: BatchInput): Promise<{ count: number; stop?: Stop }> {
     // Items an earlier run of this listing recorded were charged then (the listing order is fixed).
@@ -271,7 +341,16 @@ export class TaskRunner {
         'the rest of the input was not edited.';
       return { kind: 'quota', message };
     };
+    const max = this.config.taskItemsMax;
     for await (const item of this.inputs(task.accountId, input)) {
+      if (seq === max) {
+        // Leaving the loop ends the listing: no page past this one is asked for.
+        const stop = chunk.length > 0 ? await flush() : undefined;
+        const message =
+          `${describe(input)} holds more than ${max} images (TASK_ITEMS_MAX): the first ${max} were queued, ` +
+          'the rest was not listed.';
+        return { count: seq, stop: stop ?? { kind: 'items', message } };
+      }
       chunk.push({ seq: seq++, ...item });
       if (chunk.length === CHUNK) {
         const stop = await flush();
@@ -341,6 +420,11 @@ export class TaskRunner {
 /** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
   return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
+}
+
+/** Work another run holds: retried (transient), so that it still runs should that run die. Never shown to a client. */
+function underWay(what: string): ServiceException {
+  return new ServiceException('EDIT_BUSY', `${what}: another run of it is under way; trying again later.`);
 }
 
 function describe(input: BatchInput): string {

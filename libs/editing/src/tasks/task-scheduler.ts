@@ -16,7 +16,7 @@ type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
  * account up again, so an account with a huge batch holds only a bounded share of the queue, and the first items
  * of an account that comes later are near its head.
  *
- * Race safety: items are handed over by conditional UPDATEs (TaskStore.claim), so none is queued twice, and a
+ * Race safety: items are handed over by a conditional UPDATE (ScheduleStore.claim), so none is queued twice, and a
  * job id is the item's (an item already in BullMQ is not added again). Top-ups of one account run one at a time:
  * in a process by a chain of promises, and across processes (PostgreSQL) under a row lock on the account, so
  * that the counts they read are not stale.
@@ -70,6 +70,17 @@ export class TaskScheduler {
     return true;
   }
 
+  /**
+   * Cancels several tasks of one account (a revoked key's): each as {@link cancel} does, and one top-up of the
+   * account after them all, not one per task. Returns how many were cancelled (had not ended).
+   */
+  async cancelAll(tasks: CancelledTask[]): Promise<number> {
+    let cancelled = 0;
+    for (const task of tasks) if (await this.end(task)) cancelled += 1;
+    for (const accountId of new Set(tasks.map((task) => task.accountId))) await this.topUp(accountId);
+    return cancelled;
+  }
+
   private async end(task: CancelledTask): Promise<boolean> {
     if (!(await this.store.advance(task.id, 'CANCELLED'))) return false;
     if (task.webhookUrl) await this.queue.deliverWebhook(task.id);
@@ -102,21 +113,20 @@ export class TaskScheduler {
    * a job, which would hold their task's places for good.
    */
   private async handOver(accountId: number, manager?: EntityManager): Promise<number[]> {
-    const tasks = await this.schedule.activeTasks(accountId, manager);
+    const perTask = this.config.taskOutstandingPerTask;
+    const tasks = await this.schedule.activeTasks(accountId, perTask, manager);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
-    const live = tasks.filter((task) => !task.keyRevoked).map((task) => task.id);
-    const pending = await this.schedule.pendingByTask(live, this.config.taskOutstandingPerTask, manager);
-    let room = this.config.taskOutstandingPerAccount - [...pending.values()].reduce((sum, p) => sum + p.queued, 0);
-    const queued = new Map<number, number[]>();
-    for (const taskId of live) {
+    const live = tasks.filter((task) => !task.keyRevoked);
+    let room = this.config.taskOutstandingPerAccount - live.reduce((sum, task) => sum + task.queued, 0);
+    const wanted = new Map<number, number>();
+    for (const task of live) {
       if (room <= 0) break;
-      const { queued: inQueue, waiting } = pending.get(taskId) ?? { queued: 0, waiting: 0 };
-      if (waiting === 0) continue;
-      const wanted = Math.min(room, waiting, this.config.taskOutstandingPerTask - inQueue);
-      const seqs = await this.schedule.claim(taskId, wanted, manager);
-      if (seqs.length > 0) queued.set(taskId, seqs);
-      room -= seqs.length;
+      const count = Math.min(room, task.waiting, perTask - task.queued);
+      if (count <= 0) continue;
+      wanted.set(task.id, count);
+      room -= count;
     }
+    const queued = await this.schedule.claim(wanted, manager);
     for (const [taskId, seqs] of queued) await this.queue.addItems(taskId, seqs);
     return revoked;
   }

@@ -18,6 +18,9 @@ import {
   type TaskView,
 } from './task-view';
 
+/** The Retry-After of ACTIVE_TASKS_LIMITED, in seconds: tasks end at their own pace, so a fixed hint. */
+const ACTIVE_TASKS_RETRY_AFTER_S = 30;
+
 /** One page of a listing: `page` from 1, `per_page` entries at most, `total` in all. */
 export interface Page<T> {
   items: T[];
@@ -66,6 +69,7 @@ export class TaskService {
    */
   async create(owner: TaskOwner, kind: TaskKind, body: unknown): Promise<TaskView> {
     const request = kind === 'batch' ? parseBatchRequest(body) : parseAsyncRequest(body);
+    await this.checkActiveTasks(owner.accountId);
     await this.checkStorages(owner.accountId, request);
     if (request.webhookUrl !== undefined) await this.checkWebhook(request.webhookUrl);
     // A list's length is known now, so the first answer shows the total; a folder's is counted as it is listed.
@@ -99,11 +103,23 @@ export class TaskService {
 
   /** Cancels every task of a revoked key that has not ended; returns how many. */
   async cancelOfKey(keyId: number): Promise<number> {
-    let cancelled = 0;
-    for (const task of await this.store.activeTasksOfKey(keyId)) {
-      if (await this.scheduler.cancel(task)) cancelled += 1;
-    }
-    return cancelled;
+    return this.scheduler.cancelAll(await this.store.activeTasksOfKey(keyId));
+  }
+
+  /**
+   * Refuses a task beyond TASK_ACTIVE_PER_ACCOUNT tasks of the account that have not ended (429, wrapped as every
+   * 429 is). Read before the task is created: requests at the same moment may each pass it, by their number only.
+   */
+  private async checkActiveTasks(accountId: number): Promise<void> {
+    const limit = this.config.taskActivePerAccount;
+    if ((await this.store.activeCount(accountId)) < limit) return;
+    throw new ServiceException(
+      'ACTIVE_TASKS_LIMITED',
+      `The account has ${limit} tasks that have not ended (TASK_ACTIVE_PER_ACCOUNT); retry once some have ended, ` +
+        'or cancel some.',
+      {},
+      { 'retry-after': String(ACTIVE_TASKS_RETRY_AFTER_S) },
+    );
   }
 
   /**

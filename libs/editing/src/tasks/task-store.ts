@@ -40,6 +40,8 @@ export interface StartedItem {
   id: number;
   input: string;
   subPath: string;
+  /** Runs started so far, this one included: the token of this run's claim. */
+  attempts: number;
 }
 
 /**
@@ -166,8 +168,9 @@ export class TaskStore {
     await this.tasks.update({ id }, { expanded: true });
   }
 
+  /** Sets the webhook's state and lets go of a delivery's claim (`pending` again: the delivery is retried). */
   async setWebhookState(id: number, state: WebhookState): Promise<void> {
-    await this.tasks.update({ id }, { webhookState: state });
+    await this.tasks.update({ id }, { webhookState: state, webhookClaimedUntil: null });
   }
 
   /** Records items; ones already recorded (a repeated expansion) are left as they are. */
@@ -187,27 +190,67 @@ export class TaskStore {
   }
 
   /**
-   * Starts a run of the pending item `seq` of a task: counts the attempt and returns the item, in one conditional
-   * UPDATE ... RETURNING (SQLite and PostgreSQL both have it; TypeORM's builder offers it for PostgreSQL only);
-   * null when the item does not exist or is already final (it must not run again). One round trip where reading
-   * the item and then counting the attempt took two, for every item of a batch.
+   * Starts a run of the pending item `seq` of a task: claims it until `claimUntil` (ms since the epoch), counts the
+   * attempt and returns the item, in one conditional UPDATE ... RETURNING (SQLite and PostgreSQL both have it;
+   * TypeORM's builder offers it for PostgreSQL only); null when the item does not exist, is already final (it must
+   * not run again) or another run holds it (its claim has not run out): the same item never runs beside itself,
+   * however often its job is added (the reconciler, a stalled job). `attempts` is the claim's token (renewItemClaim).
    */
-  async startItem(taskId: number, seq: number): Promise<StartedItem | null> {
+  async startItem(taskId: number, seq: number, claimUntil: number): Promise<StartedItem | null> {
     const postgres = this.items.manager.connection.driver.options.type === 'postgres';
-    const [task, position] = postgres ? ['$1', '$2'] : ['?', '?'];
+    // Bound in the order they appear (SQLite's `?` are positional).
+    const [until, task, position, now] = postgres ? ['$1', '$2', '$3', '$4'] : ['?', '?', '?', '?'];
     const runner = this.items.manager.connection.createQueryRunner();
     try {
       const result = await runner.query(
-        `UPDATE edit_task_items SET attempts = attempts + 1 WHERE task_id = ${task} AND seq = ${position} ` +
-          `AND status = 'PENDING' RETURNING id, input, sub_path`,
-        [taskId, seq],
+        `UPDATE edit_task_items SET attempts = attempts + 1, claimed_until = ${until} WHERE task_id = ${task} ` +
+          `AND seq = ${position} AND status = 'PENDING' AND (claimed_until IS NULL OR claimed_until < ${now}) ` +
+          'RETURNING id, input, sub_path, attempts',
+        [claimUntil, taskId, seq, Date.now()],
         true,
       );
-      const row = (result.records as { id: number | string; input: string; sub_path: string }[] | undefined)?.[0];
-      return row ? { id: Number(row.id), input: row.input, subPath: row.sub_path } : null;
+      const row = (
+        result.records as { id: number | string; input: string; sub_path: string; attempts: number | string }[]
+      )?.[0];
+      return row
+        ? { id: Number(row.id), input: row.input, subPath: row.sub_path, attempts: Number(row.attempts) }
+        : null;
     } finally {
       await runner.release();
     }
+  }
+
+  /** Extends the claim of a run that is still going (its `attempts` token unchanged, the item still pending). */
+  async renewItemClaim(item: Pick<StartedItem, 'id' | 'attempts'>, claimUntil: number): Promise<void> {
+    await this.items.update(
+      { id: item.id, attempts: item.attempts, status: 'PENDING' },
+      { claimedUntil: String(claimUntil) },
+    );
+  }
+
+  /**
+   * Claims the delivery of an ended task's webhook until `claimUntil` (ms since the epoch): `pending` -> `sending`
+   * in one conditional UPDATE, or a `sending` whose claim ran out (its run died); false when it is not to be sent or
+   * another run holds it.
+   */
+  async claimWebhook(id: number, claimUntil: number): Promise<boolean> {
+    const result = await this.tasks
+      .createQueryBuilder()
+      .update(EditTaskEntity)
+      .set({ webhookState: 'sending', webhookClaimedUntil: String(claimUntil) })
+      .where('id = :id', { id })
+      .andWhere(
+        "(webhook_state = 'pending' OR (webhook_state = 'sending' AND " +
+          '(webhook_claimed_until IS NULL OR webhook_claimed_until < :now)))',
+        { now: Date.now() },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Extends the claim of a webhook delivery that is still going. */
+  async renewWebhookClaim(id: number, claimUntil: number): Promise<void> {
+    await this.tasks.update({ id, webhookState: 'sending' }, { webhookClaimedUntil: String(claimUntil) });
   }
 
   /** Whether any item of the task is still pending: one index lookup (task_id, status), not a count of them all. */
@@ -220,7 +263,8 @@ export class TaskStore {
    * with this message until a later run finishes it.
    */
   async recordFailedAttempt(id: number, error: string): Promise<void> {
-    await this.items.update({ id, status: 'PENDING' }, { error });
+    // The claim goes with the run: its retry may start at once.
+    await this.items.update({ id, status: 'PENDING' }, { error, claimedUntil: null });
   }
 
   /** Finishes a pending item; false when another run finished it first. */
@@ -378,6 +422,11 @@ export class TaskStore {
       .where('task.account_id = :accountId AND item.status = :status', { accountId, status: 'FAILED' });
     if (keyId !== undefined) query.andWhere('task.key_id = :keyId', { keyId });
     return query.orderBy('item.finished_at', 'DESC').addOrderBy('item.id', 'DESC').limit(limit).getMany();
+  }
+
+  /** How many tasks of the account have not ended: an index range (IDX_edit_tasks_account_status). */
+  activeCount(accountId: number): Promise<number> {
+    return this.tasks.countBy({ accountId, status: In(ACTIVE_TASK_STATUSES) });
   }
 
   /** The tasks of a key that have not ended. */

@@ -6,6 +6,7 @@ import type { GcsServiceAccountKey } from '../connections/storage-parameters';
 import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
 import { isTransientStatus } from '../fetch/http-answer';
+import { DEFAULT_LISTING_LIMITS, ListingBudget, type ListingLimits } from './listing-limits';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -33,6 +34,8 @@ export interface GcsServiceAccountDriverOptions {
   guard?: { resolve(url: URL): Promise<unknown> };
   /** Objects per listing page (the JSON API's maximum and default is 1,000). */
   pageSize?: number;
+  /** Bounds of one listing (pages, time; the JSON API is Google's own); DEFAULT_LISTING_LIMITS when absent. */
+  listing?: ListingLimits;
   /** Automatic retries of idempotent requests on network errors, 408, 429 and 5xx (default 3; 0 turns them off). */
   maxRetries?: number;
 }
@@ -116,8 +119,10 @@ export class GcsServiceAccountDriver implements StorageDriver {
 
   async *list(folder: string, options: StorageListOptions = {}): AsyncIterable<StorageObjectInfo> {
     const prefix = folderKey(this.options.prefix, folder);
+    const budget = new ListingBudget(this.options.listing ?? DEFAULT_LISTING_LIMITS);
     let pageToken: string | undefined;
     do {
+      budget.next(pageToken);
       const [files, next] = await this.call(() =>
         this.bucket.getFiles({
           autoPaginate: false,

@@ -17,6 +17,13 @@ import { ServiceException } from '@app/common';
 import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
 import { isTransientStatus } from '../fetch/http-answer';
+import {
+  cappedBody,
+  DEFAULT_LISTING_LIMITS,
+  ListingBudget,
+  listingRefused,
+  type ListingLimits,
+} from './listing-limits';
 import { folderKey, joinKey, relativePath } from './object-paths';
 import type {
   StorageDriver,
@@ -57,6 +64,8 @@ export interface S3DriverOptions {
   defaultCredentials?: boolean;
   /** Objects per listing page (S3's maximum and default is 1,000). */
   pageSize?: number;
+  /** Bounds of one listing (pages, time, bytes per page); DEFAULT_LISTING_LIMITS when absent. */
+  listing?: ListingLimits;
   /** Endpoint written into presigned URLs, when clients reach the store by another address than the service. */
   presignEndpoint?: string;
 }
@@ -183,19 +192,33 @@ export class S3Driver implements StorageDriver {
     };
   }
 
+  /**
+   * Lists page by page within the listing's limits (listing-limits.ts): pages, time, bytes per page, and no
+   * continuation token twice; a store past one gets STORAGE_LISTING_REFUSED, never retried.
+   */
   async *list(folder: string, options: StorageListOptions = {}): AsyncIterable<StorageObjectInfo> {
     const Prefix = folderKey(this.options.prefix, folder);
+    const limits = this.options.listing ?? DEFAULT_LISTING_LIMITS;
+    const budget = new ListingBudget(limits);
     let token: string | undefined;
     do {
+      budget.next(token);
+      const command = new ListObjectsV2Command({
+        Bucket: this.options.bucket,
+        Prefix,
+        Delimiter: options.recursive ? undefined : '/',
+        ContinuationToken: token,
+        MaxKeys: this.options.pageSize ?? 1000,
+      });
+      let over = false;
+      capAnswer(command, limits.pageMaxBytes, () => (over = true));
+      const tooLarge = () =>
+        listingRefused(`a page was larger than ${limits.pageMaxBytes} bytes (STORAGE_LIST_PAGE_MAX_BYTES)`);
+      // The cut page fails to parse (or parses short): the reason given is the cut, not the parser's.
       const page = await this.send(() =>
-        this.client.send(
-          new ListObjectsV2Command({
-            Bucket: this.options.bucket,
-            Prefix,
-            Delimiter: options.recursive ? undefined : '/',
-            ContinuationToken: token,
-            MaxKeys: this.options.pageSize ?? 1000,
-          }),
+        this.client.send(command).then(
+          (output) => (over ? Promise.reject(tooLarge()) : output),
+          (error: unknown) => Promise.reject(over ? tooLarge() : error),
         ),
       );
       for (const object of page.Contents ?? []) {
@@ -236,14 +259,19 @@ export class S3Driver implements StorageDriver {
   }
 
   async check(timeoutMs = 10_000): Promise<void> {
+    const command = new ListObjectsV2Command({
+      Bucket: this.options.bucket,
+      Prefix: folderKey(this.options.prefix, ''),
+      MaxKeys: 1,
+    });
+    // An answer of one key is small: one past the page limit is refused unread, whatever the store sends.
+    let over = false;
+    capAnswer(command, (this.options.listing ?? DEFAULT_LISTING_LIMITS).pageMaxBytes, () => (over = true));
+    const tooLarge = () => new ServiceException('STORAGE_UNREACHABLE', 'The storage answered a listing too large.');
     await this.send(() =>
-      this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.options.bucket,
-          Prefix: folderKey(this.options.prefix, ''),
-          MaxKeys: 1,
-        }),
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      this.client.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) }).then(
+        (output) => (over ? Promise.reject(tooLarge()) : output),
+        (error: unknown) => Promise.reject(over ? tooLarge() : error),
       ),
     );
   }
@@ -294,4 +322,20 @@ export class S3Driver implements StorageDriver {
     logConnectionFailure(where, error);
     return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}, or it did not answer.`);
   }
+}
+
+/**
+ * Cuts the answer to `command` at `maxBytes` (cappedBody), calling `onOver` when it does. Added inside the
+ * deserializer (a lower priority in its step), it sees the raw answer before the XML is read whole.
+ */
+function capAnswer(command: ListObjectsV2Command, maxBytes: number, onOver: () => void): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const response = result.response as { body?: Readable };
+      if (response.body) response.body = cappedBody(response.body, maxBytes, onOver);
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'listingPageBytes' },
+  );
 }

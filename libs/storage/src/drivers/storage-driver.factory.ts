@@ -7,6 +7,7 @@ import type { BucketParameters, StorageConnection, WebFolderParameters } from '.
 import { AddressPolicy, bareHost } from '../fetch/address-policy';
 import { SafeFetcher } from '../fetch/safe-fetcher';
 import { GcsServiceAccountDriver } from './gcs-service-account.driver';
+import type { ListingLimits } from './listing-limits';
 import { normalisePrefix } from './object-paths';
 import { S3Driver, type EndpointGuard } from './s3.driver';
 import type { StorageDriver } from './storage-driver';
@@ -117,6 +118,11 @@ export class StorageDriverFactory {
     };
   }
 
+  private get listing(): ListingLimits {
+    const { storageListMaxPages, storageListTimeoutMs, storageListPageMaxBytes } = this.config;
+    return { maxPages: storageListMaxPages, timeoutMs: storageListTimeoutMs, pageMaxBytes: storageListPageMaxBytes };
+  }
+
   /** The connection's driver; with tracing on, a span per call (traced-storage.driver.ts). */
   create(connection: StorageConnection): StorageDriver {
     return tracedDriver(this.build(connection), connection.type);
@@ -141,6 +147,7 @@ export class StorageDriverFactory {
         // The API refuses an endpoint with a service-account key; should one reach here, it is still judged.
         endpoint: parameters.endpoint,
         guard: parameters.endpoint ? this.guardOf(new URL(parameters.endpoint)) : undefined,
+        listing: this.listing,
       });
     }
     const gcs = connection.type === 'gcs';
@@ -156,6 +163,7 @@ export class StorageDriverFactory {
       guard: parameters.endpoint ? this.guardOf(new URL(parameters.endpoint)) : undefined,
       connectTimeoutMs: this.config.fetchConnectTimeoutMs,
       requestTimeoutMs: this.config.fetchTimeoutMs,
+      listing: this.listing,
     });
   }
 }
