@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
   LruCache,
-  ServiceException,
   mediaTypeOfExtension,
   taskItemDuration,
   taskItems,
@@ -20,7 +19,8 @@ import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest
 import { failureMessage, isTransient } from './task-failure';
 import { outputStoreOf } from '../results/result-writer';
 import { OutputStoreBreaker, pauseReason } from './output-store-breaker';
-import { TaskStore, type NewItem, type StartedItem } from './task-store';
+import { RunClaims } from './run-claims';
+import { TaskStore, type NewItem } from './task-store';
 import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
 
@@ -60,6 +60,7 @@ export class TaskRunner {
    * mistaken for the old task.
    */
   private readonly requests = new LruCache<string, TaskRequest>(PARSED_REQUESTS);
+  private readonly claims: RunClaims;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -71,7 +72,9 @@ export class TaskRunner {
     private readonly scheduler: TaskScheduler,
     private readonly bodies: TaskBodies,
     private readonly breaker: OutputStoreBreaker,
-  ) {}
+  ) {
+    this.claims = new RunClaims(store, config.workerLockMs, this.logger);
+  }
 
   /**
    * Lists the task's input into items, waiting in the database for the scheduler to queue them (TaskScheduler);
@@ -114,8 +117,9 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return 'ran';
     if (task.status === 'PAUSED') return 'deferred';
-    const item = await this.claimItem(task, seq, finalAttempt);
-    if (!item) return 'ran';
+    const item = await this.claims.item(taskId, seq, finalAttempt);
+    if (item === 'ended') await this.afterItem(task);
+    if (item === null || item === 'ended') return 'ran';
     const { edit } = this.requestOf(task);
     const destination = edit.output.destination;
     const request: EditRequest = {
@@ -132,7 +136,7 @@ export class TaskRunner {
       taskItemDuration.observe({ status }, (performance.now() - started) / 1000);
     };
     try {
-      const result = await this.holding(
+      const result = await this.claims.holding(
         (until) => this.store.renewItemClaim(item, until),
         () => this.executor.execute(editCaller(task.accountId), request),
       );
@@ -188,47 +192,6 @@ export class TaskRunner {
     await this.finishIfDone(taskId);
   }
 
-  /**
-   * Claims and starts the item (one statement); null when it is not to run here. Another run holds it (its job added
-   * twice): that run ends it, and this one comes back later (a transient failure) in case that one dies; a last
-   * attempt waits for the claim to run out (WORKER_LOCK_MS at most) and tries once more, so that the item of a run
-   * that died is not left pending.
-   */
-  private async claimItem(task: EditTaskEntity, seq: number, finalAttempt: boolean): Promise<StartedItem | null> {
-    const lease = this.config.workerLockMs;
-    for (let tries = 0; tries < 2; tries++) {
-      const item = await this.store.startItem(task.id, seq, Date.now() + lease);
-      if (item) return item;
-      // Read again to tell why it did not start (rare).
-      const existing = await this.store.item(task.id, seq);
-      if (!existing) return null;
-      // An item run again after it ended (a stalled job, a crash after its run): what follows its end may not have run.
-      if (existing.status !== 'PENDING') return this.afterItem(task).then(() => null);
-      if (!finalAttempt) throw underWay(`task ${task.id} item ${seq}`);
-      const wait = Math.min(lease, Math.max(0, Number(existing.claimedUntil ?? 0) - Date.now()) + 10);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-    return null;
-  }
-
-  /**
-   * pending -> sending in one conditional UPDATE: a webhook job added twice (the reconciler) is delivered once.
-   * Another run delivering it: as {@link claimItem}, this one comes back later, or, its last attempt, waits for
-   * that claim to run out and tries once more.
-   */
-  private async claimWebhook(task: EditTaskEntity, finalAttempt: boolean): Promise<boolean> {
-    const lease = this.config.workerLockMs;
-    let current: EditTaskEntity | null = task;
-    for (let tries = 0; tries < 2 && current?.webhookState === 'sending'; tries++) {
-      if (!finalAttempt) throw underWay(`task ${task.id} webhook`);
-      const wait = Math.min(lease, Math.max(0, Number(current.webhookClaimedUntil ?? 0) - Date.now()) + 10);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      if (await this.store.claimWebhook(task.id, Date.now() + lease)) return true;
-      current = await this.store.find(task.id);
-    }
-    return current?.webhookState === 'pending' && (await this.store.claimWebhook(task.id, Date.now() + lease));
-  }
-
   /** After an item ends: the task may end, and the item's place in the queue goes to its account's next item. */
   private async afterItem(task: EditTaskEntity): Promise<void> {
     await this.finishIfDone(task.id);
@@ -257,14 +220,14 @@ export class TaskRunner {
   async deliverWebhook(taskId: number, finalAttempt = true): Promise<void> {
     const task = await this.store.find(taskId);
     if (!task?.webhookUrl || !isFinal(task) || !['pending', 'sending'].includes(task.webhookState)) return;
-    if (!(await this.claimWebhook(task, finalAttempt))) return;
+    if (!(await this.claims.webhook(task, finalAttempt))) return;
     const started = performance.now();
     const attempt = (outcome: 'delivered' | 'retry' | 'failed') => {
       webhookDeliveries.inc({ outcome });
       webhookDeliveryDuration.observe({ outcome }, (performance.now() - started) / 1000);
     };
     try {
-      await this.holding(
+      await this.claims.holding(
         (until) => this.store.renewWebhookClaim(taskId, until),
         () => this.webhooks.send(task, task.webhookUrl!, () => this.bodies.chunks(task)),
       );
@@ -281,27 +244,6 @@ export class TaskRunner {
         `task ${taskId}: webhook ${describeUrl(task.webhookUrl)} not delivered: ${failureMessage(error)}`,
       );
       await this.store.setWebhookState(taskId, 'failed');
-    }
-  }
-
-  /**
-   * Runs `work` while renewing its run's claim (item or webhook) every third of WORKER_LOCK_MS, so that a run longer
-   * than the claim keeps it, and a run whose process died lets it go within WORKER_LOCK_MS.
-   */
-  private async holding<T>(renew: (until: number) => Promise<void>, work: () => Promise<T>): Promise<T> {
-    const lease = this.config.workerLockMs;
-    const timer = setInterval(
-      () => {
-        renew(Date.now() + lease).catch((error: unknown) => {
-          this.logger.warn(`a run's claim could not be renewed: ${failureMessage(error)}`);
-        });
-      },
-      Math.max(1, Math.floor(lease / 3)),
-    );
-    try {
-      return await work();
-    } finally {
-      clearInterval(timer);
     }
   }
 
@@ -420,11 +362,6 @@ export class TaskRunner {
 /** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
   return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
-}
-
-/** Work another run holds: retried (transient), so that it still runs should that run die. Never shown to a client. */
-function underWay(what: string): ServiceException {
-  return new ServiceException('EDIT_BUSY', `${what}: another run of it is under way; trying again later.`);
 }
 
 function describe(input: BatchInput): string {
