@@ -41,14 +41,14 @@ export function refineEdges(image: RawPixels, alpha: Uint8Array, radius: number)
   }
 }
 
-interface Region {
+export interface Region {
   left: number;
   top: number;
   right: number;
   bottom: number;
 }
 
-function hasEdge(alpha: Uint8Array, width: number, { left, top, right, bottom }: Region): boolean {
+export function hasEdge(alpha: Uint8Array, width: number, { left, top, right, bottom }: Region): boolean {
   for (let y = top; y < bottom; y++) {
     for (let i = y * width + left, end = y * width + right; i < end; i++) {
       if (alpha[i] !== 0 && alpha[i] !== 255) return true;
@@ -57,7 +57,7 @@ function hasEdge(alpha: Uint8Array, width: number, { left, top, right, bottom }:
   return false;
 }
 
-function guideRegion(image: RawPixels, { left, top, right, bottom }: Region): [Plane, Plane, Plane] {
+export function guideRegion(image: RawPixels, { left, top, right, bottom }: Region): [Plane, Plane, Plane] {
   const { width, channels, data } = image;
   const w = right - left;
   const h = bottom - top;
@@ -72,7 +72,7 @@ function guideRegion(image: RawPixels, { left, top, right, bottom }: Region): [P
   return planes as [Plane, Plane, Plane];
 }
 
-function alphaRegion(alpha: Uint8Array, width: number, { left, top, right, bottom }: Region): Plane {
+export function alphaRegion(alpha: Uint8Array, width: number, { left, top, right, bottom }: Region): Plane {
   const w = right - left;
   const h = bottom - top;
   const data = new Float32Array(w * h);

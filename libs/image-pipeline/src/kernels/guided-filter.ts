@@ -121,6 +121,7 @@ function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: nu
   );
   const a = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
   const b = new Float32Array(n);
+  const inverse = new Float64Array(6);
   for (let i = 0; i < n; i++) {
     const m0 = mean[0][i];
     const m1 = mean[1][i];
@@ -134,23 +135,116 @@ function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: nu
     const c0 = corrP[0][i] - m0 * meanP[i];
     const c1 = corrP[1][i] - m1 * meanP[i];
     const c2 = corrP[2][i] - m2 * meanP[i];
-    // the inverse of the symmetric 3 x 3 matrix by its adjugate (positive definite: eps > 0)
-    const i00 = s11 * s22 - s12 * s12;
-    const i01 = s02 * s12 - s01 * s22;
-    const i02 = s01 * s12 - s02 * s11;
-    const i11 = s00 * s22 - s02 * s02;
-    const i12 = s01 * s02 - s00 * s12;
-    const i22 = s00 * s11 - s01 * s01;
-    const det = s00 * i00 + s01 * i01 + s02 * i02;
-    const a0 = (i00 * c0 + i01 * c1 + i02 * c2) / det;
-    const a1 = (i01 * c0 + i11 * c1 + i12 * c2) / det;
-    const a2 = (i02 * c0 + i12 * c1 + i22 * c2) / det;
+    // the inverse of the symmetric 3 x 3 matrix (positive definite: eps > 0)
+    invertSymmetric3(s00, s01, s02, s11, s12, s22, inverse);
+    const [i00, i01, i02, i11, i12, i22] = inverse;
+    const a0 = i00 * c0 + i01 * c1 + i02 * c2;
+    const a1 = i01 * c0 + i11 * c1 + i12 * c2;
+    const a2 = i02 * c0 + i12 * c1 + i22 * c2;
     a[0][i] = a0;
     a[1][i] = a1;
     a[2][i] = a2;
     b[i] = meanP[i] - a0 * m0 - a1 * m1 - a2 * m2;
   }
   return [...a.map((data) => boxMean({ data, width, height }, r)), boxMean({ data: b, width, height }, r)];
+}
+
+/**
+ * The inverse of the symmetric 3 x 3 matrix [[s00 s01 s02] [s01 s11 s12] [s02 s12 s22]] by its adjugate, into
+ * `out` as its six distinct entries (i00 i01 i02 i11 i12 i22); returns the determinant (the inverse is only
+ * meaningful when it is positive).
+ */
+export function invertSymmetric3(
+  s00: number,
+  s01: number,
+  s02: number,
+  s11: number,
+  s12: number,
+  s22: number,
+  out: Float64Array | number[],
+): number {
+  const i00 = s11 * s22 - s12 * s12;
+  const i01 = s02 * s12 - s01 * s22;
+  const i02 = s01 * s12 - s02 * s11;
+  const det = s00 * i00 + s01 * i01 + s02 * i02;
+  out[0] = i00 / det;
+  out[1] = i01 / det;
+  out[2] = i02 / det;
+  out[3] = (s00 * s22 - s02 * s02) / det;
+  out[4] = (s01 * s02 - s00 * s12) / det;
+  out[5] = (s00 * s11 - s01 * s01) / det;
+  return det;
+}
+
+/**
+ * The guided filter of one guide applied to many inputs (the matting's iterations, alpha-matting.ts): the
+ * guide's window means and the inverse of its regularised covariance are computed once; each input then costs
+ * eight box means. Full resolution only (no subsampling). `guide`: three planes 0..1; `r` in pixels.
+ */
+export function guidedFilterOf(guide: readonly [Plane, Plane, Plane], r: number, eps: number): (input: Plane) => Plane {
+  const { width, height } = guide[0];
+  const n = width * height;
+  const mean = guide.map((channel) => boxMean(channel, r).data);
+  const pairs = [
+    [0, 0],
+    [0, 1],
+    [0, 2],
+    [1, 1],
+    [1, 2],
+    [2, 2],
+  ] as const;
+  const corr = pairs.map(
+    ([j, k]) =>
+      boxMean(
+        map2(guide[j], guide[k], (u, v) => u * v),
+        r,
+      ).data,
+  );
+  const inverse = new Float32Array(n * 6);
+  const scratch = new Float64Array(6);
+  for (let i = 0; i < n; i++) {
+    const [m0, m1, m2] = [mean[0][i], mean[1][i], mean[2][i]];
+    invertSymmetric3(
+      corr[0][i] - m0 * m0 + eps,
+      corr[1][i] - m0 * m1,
+      corr[2][i] - m0 * m2,
+      corr[3][i] - m1 * m1 + eps,
+      corr[4][i] - m1 * m2,
+      corr[5][i] - m2 * m2 + eps,
+      scratch,
+    );
+    inverse.set(scratch, i * 6);
+  }
+  return (input) => {
+    const meanP = boxMean(input, r).data;
+    const corrP = guide.map(
+      (channel) =>
+        boxMean(
+          map2(channel, input, (u, p) => u * p),
+          r,
+        ).data,
+    );
+    const a = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
+    const b = new Float32Array(n);
+    for (let i = 0, k = 0; i < n; i++, k += 6) {
+      const c0 = corrP[0][i] - mean[0][i] * meanP[i];
+      const c1 = corrP[1][i] - mean[1][i] * meanP[i];
+      const c2 = corrP[2][i] - mean[2][i] * meanP[i];
+      const a0 = inverse[k] * c0 + inverse[k + 1] * c1 + inverse[k + 2] * c2;
+      const a1 = inverse[k + 1] * c0 + inverse[k + 3] * c1 + inverse[k + 4] * c2;
+      const a2 = inverse[k + 2] * c0 + inverse[k + 4] * c1 + inverse[k + 5] * c2;
+      a[0][i] = a0;
+      a[1][i] = a1;
+      a[2][i] = a2;
+      b[i] = meanP[i] - a0 * mean[0][i] - a1 * mean[1][i] - a2 * mean[2][i];
+    }
+    const [a0, a1, a2] = a.map((data) => boxMean({ data, width, height }, r).data);
+    const q = boxMean({ data: b, width, height }, r).data;
+    for (let i = 0; i < n; i++) {
+      q[i] += a0[i] * guide[0].data[i] + a1[i] * guide[1].data[i] + a2[i] * guide[2].data[i];
+    }
+    return { data: q, width, height };
+  };
 }
 
 /** The plane averaged over blocks of `factor` x `factor` pixels (the last blocks partial). */

@@ -56,25 +56,31 @@ export function maxFilter(plane: Plane, radius: number): Plane {
   const out = new Float32Array(width * height);
   const line = new Float32Array(Math.max(width, height));
   const result = new Float32Array(Math.max(width, height));
+  const padded = Math.max(width, height) + 2 * radius;
+  const scratch = { prefix: new Float32Array(padded), suffix: new Float32Array(padded) };
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) line[x] = plane.data[y * width + x];
-    maxLine(line, width, radius, result);
+    maxLine(line, width, radius, result, scratch);
     for (let x = 0; x < width; x++) rows[y * width + x] = result[x];
   }
   for (let x = 0; x < width; x++) {
     for (let y = 0; y < height; y++) line[y] = rows[y * width + x];
-    maxLine(line, height, radius, result);
+    maxLine(line, height, radius, result, scratch);
     for (let y = 0; y < height; y++) out[y * width + x] = result[y];
   }
   return { data: out, width, height };
 }
 
 /** One line's running maximum over [i - radius, i + radius]: prefix and suffix maxima within blocks. */
-function maxLine(values: Float32Array, length: number, radius: number, out: Float32Array): void {
+function maxLine(
+  values: Float32Array,
+  length: number,
+  radius: number,
+  out: Float32Array,
+  { prefix, suffix }: { prefix: Float32Array; suffix: Float32Array },
+): void {
   const size = 2 * radius + 1;
   const padded = length + 2 * radius;
-  const prefix = new Float32Array(padded);
-  const suffix = new Float32Array(padded);
   const at = (i: number) => (i >= radius && i < radius + length ? values[i - radius] : 0);
   for (let i = 0; i < padded; i++) prefix[i] = i % size === 0 ? at(i) : Math.max(prefix[i - 1], at(i));
   for (let i = padded - 1; i >= 0; i--) {

@@ -1,0 +1,276 @@
+import type { RawPixels } from '../workers/raw-pixels';
+import { solveAlpha } from './alpha-matting';
+import { colourCosts, fitColourModel, type ColourModel } from './colour-model';
+import { flood8 } from './flood';
+import { cutGrid } from './graph-cut';
+import { dilate, erode } from './morphology';
+
+/**
+ * How the network's mask is re-decided with the image's colours (matte.kernel.ts calls {@link refineCutout} on
+ * the guided filter's answer, the prior). Sizes are in coarse pixels (one pixel of the model's input).
+ * - `sure`, `unsure`: a prior at or above `sure` is sure foreground, at or below `unsure` sure background, once
+ *   each region has lost `erode` coarse pixels at its border; the rest is unknown.
+ * - `components`, `samples`: the colour models, Gaussian mixtures over RGB fitted to the sure regions.
+ * - `priorWeight`: how much the network's own answer counts beside the colours in the cut (per -ln p).
+ * - `smoothness`: the cut's contrast-sensitive pairwise weight (GrabCut's gamma).
+ * - `hole*`, `typical`: enclosed background. Sure-foreground pixels whose colour is as typical of the background as
+ *   the `typical` quantile of its own pixels, and that the background model explains better by `holeMargin` nats, become unknown (and the cut decides them) when they form parts of at least `holeArea`
+ *   square coarse pixels and are less than `holeShare` of the sure foreground: a ring's inside, the gaps between
+ *   stems; not the body of a white product on white, whose colours are the background's almost everywhere.
+ * - `band`: the matting band around the cut's outline; `softReach`: how far from the cut's foreground the
+ *   network's own soft zone (hair, fur) stays unknown for the matting.
+ */
+export const CUTOUT = {
+  sure: 0.97,
+  unsure: 0.03,
+  erode: 1,
+  components: 5,
+  samples: 20_000,
+  priorWeight: 1,
+  smoothness: 50,
+  holeMargin: 3,
+  holeArea: 4,
+  holeShare: 0.5,
+  holeClose: 2,
+  textureRatio: 1.4,
+  typical: 0.95,
+  band: 1,
+  softReach: 3,
+} as const;
+
+const FG = 1;
+const BG = 2;
+
+/**
+ * The prior alpha (0..255, the guided filter's) re-decided with colour models and a graph cut, holes included,
+ * then matted in a band around the cut's outline. `image`: 3 channels at the working size. Returns a new alpha.
+ */
+export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: number): Uint8Array {
+  const { width, height } = image;
+  const n = width * height;
+  const border = Math.max(1, Math.round(CUTOUT.erode * coarsePixel));
+  const fixed = sureRegions(prior, width, height, border);
+  const fgSure = new Uint8Array(n);
+  const bgSure = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    fgSure[i] = fixed[i] === FG ? 1 : 0;
+    bgSure[i] = fixed[i] === BG ? 1 : 0;
+  }
+  const background = fitColourModel(image, bgSure, CUTOUT.components, CUTOUT.samples);
+  if (!background) return prior;
+  const bgCost = new Float32Array(n);
+  colourCosts(background, image, fgSure, bgCost);
+  const typical = typicalOfBackground(background, image, bgSure, bgCost, fgSure);
+  const foreground = foregroundModel(image, fgSure, typical);
+  if (!foreground) return prior;
+  const fgCost = new Float32Array(n);
+  colourCosts(foreground, image, fgSure, fgCost);
+  const holes = enclosedBackground(image, fgSure, bgSure, typical, fgCost, bgCost, coarsePixel);
+  const free = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (holes[i]) fixed[i] = 0;
+    free[i] = fixed[i] === 0 ? 1 : 0;
+  }
+  colourCosts(foreground, image, free, fgCost);
+  colourCosts(background, image, free, bgCost);
+  for (let i = 0; i < n; i++) {
+    if (!free[i]) continue;
+    // the network's say: none where the colours re-decide a hole
+    const p = holes[i] ? 0.5 : Math.min(0.99, Math.max(0.01, prior[i] / 255));
+    fgCost[i] -= CUTOUT.priorWeight * Math.log(p);
+    bgCost[i] -= CUTOUT.priorWeight * Math.log(1 - p);
+  }
+  const cut = cutGrid({ width, height, image, fgCost, bgCost, fixed, smoothness: CUTOUT.smoothness });
+  const band = Math.max(1, Math.round(CUTOUT.band * coarsePixel));
+  return solveAlpha(image, bandTrimap(cut, prior, width, height, coarsePixel), band);
+}
+
+/** FG and BG where the prior is sure, each eroded by `erode` pixels; 0 elsewhere (unknown). */
+function sureRegions(prior: Uint8Array, width: number, height: number, border: number): Uint8Array {
+  const sureFg = Math.round(CUTOUT.sure * 255);
+  const sureBg = Math.round(CUTOUT.unsure * 255);
+  const notFg = new Uint8Array(prior.length);
+  const notBg = new Uint8Array(prior.length);
+  for (let i = 0; i < prior.length; i++) {
+    notFg[i] = prior[i] >= sureFg ? 0 : 1;
+    notBg[i] = prior[i] <= sureBg ? 0 : 1;
+  }
+  const nearNotFg = dilate(notFg, width, height, border);
+  const nearNotBg = dilate(notBg, width, height, border);
+  const fixed = new Uint8Array(prior.length);
+  for (let i = 0; i < prior.length; i++) fixed[i] = nearNotFg[i] === 0 ? FG : nearNotBg[i] === 0 ? BG : 0;
+  return fixed;
+}
+
+/**
+ * The foreground's colour model, learned from the sure foreground less the pixels whose colour is typical of the
+ * background (a ring's filled-in inside would otherwise teach it the background's colours), unless that leaves
+ * too little of it (an object of the background's own colours): then from all of it.
+ */
+function foregroundModel(image: RawPixels, fgSure: Uint8Array, typical: Uint8Array): ColourModel | undefined {
+  const distinct = new Uint8Array(fgSure.length);
+  let kept = 0;
+  let all = 0;
+  for (let i = 0; i < fgSure.length; i++) {
+    if (!fgSure[i]) continue;
+    all++;
+    if (!typical[i]) {
+      distinct[i] = 1;
+      kept++;
+    }
+  }
+  const select = kept >= all * (1 - CUTOUT.holeShare) ? distinct : fgSure;
+  return fitColourModel(image, select, CUTOUT.components, CUTOUT.samples);
+}
+
+/**
+ * 1 where `where` is set and the background model's cost is at most its `CUTOUT.typical` quantile over the sure
+ * background: a colour as usual there as the background's own (the gravel inside a ring), not merely nearer the
+ * background's colours than a foreground model that lacks it (the white band of a white product).
+ */
+function typicalOfBackground(
+  model: ColourModel,
+  image: RawPixels,
+  bgSure: Uint8Array,
+  bgCost: Float32Array,
+  where: Uint8Array,
+): Uint8Array {
+  // the quantile from a sample of the sure background (every stride-th pixel of it)
+  const sampled = new Uint8Array(bgSure.length);
+  const stride = Math.max(1, Math.floor(bgSure.length / 50_000));
+  for (let i = 0; i < bgSure.length; i += stride) sampled[i] = bgSure[i];
+  const costs = new Float32Array(bgSure.length);
+  colourCosts(model, image, sampled, costs);
+  const sample: number[] = [];
+  for (let i = 0; i < bgSure.length; i += stride) if (sampled[i]) sample.push(costs[i]);
+  const out = new Uint8Array(bgCost.length);
+  if (sample.length === 0) return out;
+  sample.sort((a, b) => a - b);
+  const limit = sample[Math.min(sample.length - 1, Math.floor(CUTOUT.typical * sample.length))];
+  for (let i = 0; i < out.length; i++) if (where[i] && bgCost[i] <= limit) out[i] = 1;
+  return out;
+}
+
+/**
+ * The sure-foreground pixels to re-decide as possible enclosed background: connected parts (8-connected) of
+ * pixels the background model explains better by CUTOUT.holeMargin, at least `holeArea` square coarse pixels
+ * each, all of them together less than `holeShare` of the sure foreground. 1 where re-decided.
+ */
+function enclosedBackground(
+  image: RawPixels,
+  fgSure: Uint8Array,
+  bgSure: Uint8Array,
+  typical: Uint8Array,
+  fgCost: Float32Array,
+  bgCost: Float32Array,
+  coarsePixel: number,
+): Uint8Array {
+  const { width, height } = image;
+  const n = width * height;
+  const backgroundTexture = meanTexture(image, bgSure);
+  const candidate = new Uint8Array(n);
+  let sure = 0;
+  for (let i = 0; i < n; i++) {
+    if (!fgSure[i]) continue;
+    sure++;
+    if (typical[i] && bgCost[i] < fgCost[i] - CUTOUT.holeMargin) candidate[i] = 1;
+  }
+  // a hole's own speckles of other colours (the gravel's dark stones) join it: the candidates closed (dilated,
+  // then eroded) by `holeClose`, so the gaps fill but the region does not grow onto the object
+  const close = Math.max(1, Math.round(CUTOUT.holeClose * coarsePixel));
+  const grown = erode(dilate(candidate, width, height, close), width, height, close);
+  const region = new Uint8Array(n);
+  for (let i = 0; i < n; i++) region[i] = fgSure[i] && grown[i] ? 1 : 0;
+  const minArea = CUTOUT.holeArea * coarsePixel * coarsePixel;
+  const out = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  const members: number[] = [];
+  let total = 0;
+  for (let start = 0; start < n; start++) {
+    if (region[start] !== 1) continue;
+    region[start] = 2;
+    stack[0] = start;
+    members.length = 0;
+    members.push(start);
+    let seeds = candidate[start];
+    flood8(stack, 1, width, height, (next) => {
+      if (region[next] !== 1) return false;
+      region[next] = 2;
+      members.push(next);
+      seeds += candidate[next];
+      return true;
+    });
+    if (seeds < minArea || !sameTexture(meanTexture(image, members), backgroundTexture)) continue;
+    total += members.length;
+    for (const at of members) out[at] = 1;
+  }
+  if (total === 0 || total >= CUTOUT.holeShare * sure) return new Uint8Array(n);
+  // up to the object's edge: the pixels there blend both colours and were no candidates; the cut decides them
+  const reach = dilate(out, width, height, close);
+  for (let i = 0; i < n; i++) out[i] = reach[i] && fgSure[i] ? 1 : 0;
+  return out;
+}
+
+/**
+ * The trimap of the matting: sure where the cut is, unknown within `band` of the cut's outline and in the
+ * network's soft zone near the cut's foreground (its prior as the guess there), so strands of hair keep their
+ * partial alpha while enclosed background the cut removed stays removed.
+ */
+function bandTrimap(cut: Uint8Array, prior: Uint8Array, width: number, height: number, coarsePixel: number) {
+  const n = width * height;
+  const band = Math.max(1, Math.round(CUTOUT.band * coarsePixel));
+  const bg = new Uint8Array(n);
+  for (let i = 0; i < n; i++) bg[i] = cut[i] ? 0 : 1;
+  const nearFg = dilate(cut, width, height, band);
+  const nearBg = dilate(bg, width, height, band);
+  const reach = dilate(cut, width, height, Math.max(band, Math.round(CUTOUT.softReach * coarsePixel)));
+  const sureFg = Math.round(CUTOUT.sure * 255);
+  const sureBg = Math.round(CUTOUT.unsure * 255);
+  const trimap = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const edge = nearFg[i] && nearBg[i];
+    const soft = reach[i] && prior[i] > sureBg && prior[i] < sureFg;
+    if (!edge && !soft) {
+      trimap[i] = cut[i] ? 255 : 0;
+      continue;
+    }
+    // the prior as the guess where it agrees with the cut, a weak guess of the cut's side where not
+    const agrees = prior[i] >= 128 === (cut[i] === 1);
+    trimap[i] = Math.min(254, Math.max(1, agrees ? prior[i] : cut[i] ? 192 : 64));
+  }
+  return trimap;
+}
+
+/**
+ * The mean local contrast of `image` over the pixels `where` selects (a mask, or a list of pixel indices): the sum
+ * over channels of the absolute differences to the right and lower neighbours.
+ */
+function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
+  const { data, width, height, channels } = image;
+  let sum = 0;
+  let count = 0;
+  const add = (i: number) => {
+    const x = i % width;
+    if (x + 1 >= width || i + width >= width * height) return;
+    const p = i * channels;
+    for (let c = 0; c < 3; c++) {
+      sum += Math.abs(data[p + c] - data[p + channels + c]) + Math.abs(data[p + c] - data[p + width * channels + c]);
+    }
+    count++;
+  };
+  if (Array.isArray(where)) for (const i of where) add(i);
+  else for (let i = 0; i < where.length; i++) if (where[i]) add(i);
+  return count === 0 ? 0 : sum / count;
+}
+
+/**
+ * Whether a region's texture is the background's: a ring's inside shows the same gravel as around it, while a
+ * terracotta pot on a wooden table has the table's colours but not its grain. Within a factor of
+ * CUTOUT.textureRatio, with a floor of a few levels so that two flat areas compare as the same.
+ */
+function sameTexture(region: number, background: number): boolean {
+  const ratio = (region + TEXTURE_FLOOR) / (background + TEXTURE_FLOOR);
+  return ratio <= CUTOUT.textureRatio && ratio >= 1 / CUTOUT.textureRatio;
+}
+
+const TEXTURE_FLOOR = 3;

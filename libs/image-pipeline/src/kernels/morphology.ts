@@ -1,0 +1,37 @@
+/**
+ * Binary morphology on masks (1 byte a pixel, non-zero = set): the dilation by a square window, separable, in two
+ * passes per line that track the distance to the nearest set pixel on each side, so the work per pixel is constant
+ * whatever the radius and nothing is allocated per line.
+ */
+
+/** 1 where a set pixel of `mask` lies within `radius` pixels (a (2r+1)-square window), else 0; a new mask. */
+export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const rows = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) dilateLine(mask, rows, y * width, 1, width, radius);
+  const out = new Uint8Array(width * height);
+  for (let x = 0; x < width; x++) dilateLine(rows, out, x, width, height, radius);
+  return out;
+}
+
+/** The erosion: 1 where every pixel within `radius` (inside the image) is set. */
+export function erode(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
+  const inverse = new Uint8Array(width * height);
+  for (let i = 0; i < inverse.length; i++) inverse[i] = mask[i] ? 0 : 1;
+  const grown = dilate(inverse, width, height, radius);
+  for (let i = 0; i < grown.length; i++) grown[i] = grown[i] ? 0 : 1;
+  return grown;
+}
+
+/** One line (`length` pixels from `start`, `step` apart) of `src` dilated by `radius` into `dst`. */
+function dilateLine(src: Uint8Array, dst: Uint8Array, start: number, step: number, length: number, radius: number) {
+  let since = radius + 1;
+  for (let i = 0, at = start; i < length; i++, at += step) {
+    since = src[at] ? 0 : since + 1;
+    dst[at] = since <= radius ? 1 : 0;
+  }
+  since = radius + 1;
+  for (let i = length - 1, at = start + (length - 1) * step; i >= 0; i--, at -= step) {
+    since = src[at] ? 0 : since + 1;
+    if (since <= radius) dst[at] = 1;
+  }
+}
