@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ensureImgly } from './imgly-vendor.mjs';
-import { alphaOf, maskIoU } from '../../test/fixtures/composites/mask-iou.mjs';
+import { alphaMetrics, alphaOf, maskIoU } from '../../test/fixtures/composites/mask-iou.mjs';
 import { startNodeServer, startService, stop } from './processes.mjs';
 import { writeVisionInputs } from './vision-fixtures.mjs';
 import { fetchResult, measureRow, postEdit, quietBudget, sized } from './vision-rows.mjs';
@@ -27,11 +27,12 @@ async function alphaOfPng(png, width, height) {
   return alphaOf(data);
 }
 
-/** Each composite's IoU, `alphaFor(item)` giving the method's alpha at 640x640. */
+/** Each composite's measures (mask-iou.mjs alphaMetrics: IoU, SAD, MSE, Grad, haze), `alphaFor(item)` giving the method's alpha at 640x640. */
 async function setIoU(composites, alphaFor, log, label) {
   const scores = [];
   for (const item of composites) {
-    scores.push({ name: item.name, object: item.object, iou: maskIoU(await alphaFor(item), item.truth) });
+    const metrics = alphaMetrics(await alphaFor(item), item.truth, 640, 640);
+    scores.push({ name: item.name, object: item.object, group: item.group, ...metrics });
   }
   const mean = scores.reduce((sum, s) => sum + s.iou, 0) / scores.length;
   log(`${label}: mean IoU ${mean.toFixed(4)} on ${scores.length} composites`);

@@ -113,7 +113,13 @@ export async function writeVisionInputs(folder, { composites: limit }) {
   const pixels = photoPixels();
   const removal = (await removalScene(pixels)).map((scene) => write(scene.file, scene));
   const composites = (await compositeSet(limit)).map((item, i) =>
-    write(`composite-${i}.jpg`, { jpeg: item.jpeg, name: item.name, object: item.object, truth: item.truth }),
+    write(`composite-${i}.jpg`, {
+      jpeg: item.jpeg,
+      name: item.name,
+      object: item.object,
+      group: item.group,
+      truth: item.truth,
+    }),
   );
   const upscale = write('upscale.jpg', await demoPhoto('sample2.jpg', (meta) => atPixels(meta, 250_000)));
   const faces = write(

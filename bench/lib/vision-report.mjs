@@ -20,22 +20,84 @@ const table = (header, rows) =>
     '\n',
   );
 
-/** Per-object and overall means of the composite set, one column per method that ran it. */
+/** Per-object and per-group means of the composite set (IoU, SAD, worst haze), one column each per method. */
 function setTable(sets) {
   const methods = Object.keys(sets);
-  const objects = [...new Set(Object.values(sets)[0].map((s) => s.object))];
-  const rows = objects.map((object) => {
-    const cells = methods.map((m) => fixed(mean(sets[m].filter((s) => s.object === object).map((s) => s.iou)), 3));
-    return `| ${object} | ${cells.join(' | ')} |`;
-  });
-  const count = Object.values(sets)[0].length;
-  rows.push(
-    `| **mean of all ${count}** | ${methods.map((m) => `**${fixed(mean(sets[m].map((s) => s.iou)), 4)}**`).join(' | ')} |`,
+  const first = Object.values(sets)[0];
+  const objects = [...new Set(first.map((s) => s.object))];
+  const cells = (scores) => [
+    fixed(mean(scores.map((s) => s.iou)), 3),
+    fixed(mean(scores.map((s) => s.sad)), 2),
+    `${fixed(100 * Math.max(...scores.map((s) => s.haze)), 2)}%`,
+  ];
+  const row = (label, pick) => `| ${label} | ${methods.flatMap((m) => cells(sets[m].filter(pick))).join(' | ')} |`;
+  const rows = objects.map((object) =>
+    row(`${object} (${first.find((s) => s.object === object).group})`, (s) => s.object === object),
   );
+  for (const group of ['base', 'soft', 'holes']) {
+    if (first.some((s) => s.group === group)) rows.push(row(`**group ${group}**`, (s) => s.group === group));
+  }
+  rows.push(row(`**all ${first.length}**`, () => true));
   const lowest = (m) => sets[m].reduce((low, s) => (s.iou < low.iou ? s : low));
-  rows.push(`| lowest | ${methods.map((m) => `${fixed(lowest(m).iou, 3)} (${lowest(m).name})`).join(' | ')} |`);
-  const header = ['Object (3 composites each)', ...methods];
-  return [`| ${header.join(' | ')} |`, `| --- |${methods.map(() => ' ---: |').join('')}`, ...rows].join('\n');
+  rows.push(`| lowest IoU | ${methods.map((m) => `${fixed(lowest(m).iou, 3)} (${lowest(m).name}) | |`).join(' | ')} |`);
+  const header = ['Object (group)', ...methods.flatMap((m) => [`${m} IoU`, `${m} SAD`, `${m} worst haze`])];
+  return [
+    `| ${header.join(' | ')} |`,
+    `| --- |${header
+      .slice(1)
+      .map(() => ' ---: |')
+      .join('')}`,
+    ...rows,
+  ].join('\n');
+}
+
+/**
+ * Issue 26's reference figures, measured before its refinement (the code of commit e888377, on this set, in the
+ * harness that runs the matte kernel on the same coarse masks, 2026-11-28): the service's mean SAD on the soft
+ * group, and its 1 MP and 12 MP p50 in the last vision run before the issue (docs/benchmarks.md).
+ */
+export const ISSUE26_BEFORE = { softSad: 28.56, p50OneMp: 885, p50TwelveMp: 2914 };
+
+/** Issue 26's target lines: IoU, classes, soft SAD, haze, time, memory, ahead of imgly per class. */
+export function cutoutTargets({ removal }) {
+  const find = (scene, method) => removal.find((r) => r.scene.name === scene && r.method === method);
+  const ours = find('1 MP', 'service')?.extra?.set;
+  const theirs = find('1 MP', 'imgly')?.extra?.set;
+  if (!ours) return '- Issue 26: the composite set was not measured.';
+  const verdict = (ok) => (ok ? 'met' : 'NOT met');
+  const byClass = (scores) =>
+    [...new Set(scores.map((s) => s.object))].map((object) => ({
+      object,
+      iou: mean(scores.filter((s) => s.object === object).map((s) => s.iou)),
+    }));
+  const classes = byClass(ours);
+  const worst = classes.reduce((low, c) => (c.iou < low.iou ? c : low));
+  const soft = ours.filter((s) => s.group === 'soft');
+  const softSad = soft.length ? mean(soft.map((s) => s.sad)) : NaN;
+  const hazy = ours.filter((s) => s.haze >= 0.005);
+  const lines = [
+    `- Mean IoU on all ${ours.length}: **${fixed(mean(ours.map((s) => s.iou)), 4)}** (target >= 0.95: ${verdict(mean(ours.map((s) => s.iou)) >= 0.95)}).`,
+    `- Lowest class: **${worst.object} ${fixed(worst.iou, 3)}**; ${classes.filter((c) => c.iou < 0.88).length} of ${classes.length} classes below 0.88 (target: none: ${verdict(worst.iou >= 0.88)}).`,
+    `- Mean SAD on the soft group: **${fixed(softSad, 2)}** against ${ISSUE26_BEFORE.softSad} before, ratio ${fixed(softSad / ISSUE26_BEFORE.softSad, 3)} (target <= 0.6: ${verdict(softSad / ISSUE26_BEFORE.softSad <= 0.6)}).`,
+    `- Haze (true background with alpha above 0.1) under 0.5% on ${ours.length - hazy.length} of ${ours.length} composites (target: all: ${verdict(hazy.length === 0)}).`,
+  ];
+  for (const [scene, before] of [
+    ['1 MP', ISSUE26_BEFORE.p50OneMp],
+    ['12 MP', ISSUE26_BEFORE.p50TwelveMp],
+  ]) {
+    const row = find(scene, 'service');
+    const ratio = row?.p50 / before;
+    lines.push(
+      `- Time at ${scene}: p50 ${fixed(row?.p50, 0)} ms against ${before} ms before, ratio **${fixed(ratio, 2)}** (target <= 1.5: ${verdict(ratio <= 1.5)}; the two were not measured in one run, so the ratio carries the machines' noise); peak RSS ${fixed(row?.peakMiB, 0)} MiB (target < 1536: ${verdict(row?.peakMiB < 1536)}).`,
+    );
+  }
+  if (theirs) {
+    const behind = classes.filter((c) => c.iou < (byClass(theirs).find((t) => t.object === c.object)?.iou ?? -1));
+    lines.push(
+      `- Ahead of imgly by IoU on ${classes.length - behind.length} of ${classes.length} classes (target: all: ${verdict(behind.length === 0)})${behind.length ? `; behind on ${behind.map((c) => c.object).join(', ')}` : ''}.`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** The target lines, with the figures in them; `met` is false when a target was not met or not measured. */
@@ -127,15 +189,19 @@ export function renderVision({
   if (Object.keys(sets).length > 0) {
     const cached = removal.find((r) => r.method === 'imgly' && r.extra?.set)?.extra.cached;
     parts.push(
-      `### IoU on the segmentation composite set (${inputs.composites.length} composites, 640x640, test/fixtures/composites)\n`,
+      `### The segmentation composite set (${inputs.composites.length} composites, 640x640, test/fixtures/composites)\n`,
       setTable(sets),
       '',
-      'Mask IoU (alpha above 127 against the truth above 127), as the HTTP test measures it.' +
+      'IoU: alpha above 127 against the truth above 127, as the HTTP test measures it. SAD: the sum of absolute ' +
+        'differences of alpha (0..1), in thousands, the mean over the composites. Worst haze: the largest share, ' +
+        'over the composites, of true-background pixels left with alpha above 0.1. Groups: base (the set before ' +
+        'issue 26), soft (hair, fur, glass, fringe, motion blur), holes (holes and thin parts).' +
         (cached ? ` imgly's masks of ${cached} composites came from bench/.cache/vision (its answers, kept).` : '') +
         '\n',
     );
   }
   parts.push(`### Targets\n\n${visionTargets({ removal })}\n`);
+  parts.push(`### Issue 26's targets (cut-outs)\n\n${cutoutTargets({ removal })}\n`);
   parts.push(
     '### Other vision operations, through the service\n',
     table(

@@ -1,4 +1,4 @@
-export { alphaOf, maskIoU } from '../fixtures/composites/mask-iou.mjs';
+export { alphaMetrics, alphaOf, maskIoU } from '../fixtures/composites/mask-iou.mjs';
 
 /**
  * How much of a flat background's colour is left at an object's edge after removal: the band is the object's

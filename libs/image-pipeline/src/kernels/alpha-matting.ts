@@ -15,7 +15,7 @@ import { guidedFilterOf } from './guided-filter';
  *   of hair and glass; `tile`: the side of the square tiles worked on (with `iterations * radius * 2` of context),
  *   so memory holds a few dozen planes of a tile and tiles without unknown pixels cost nothing.
  */
-export const MATTING = { eps: 1e-5, iterations: 2, tile: 128 } as const;
+export const MATTING = { eps: 1e-5, iterations: 1, tile: 128 } as const;
 
 /**
  * Alpha for the unknown pixels of `trimap` (1 channel, width x height: 0 = sure background, 255 = sure foreground,

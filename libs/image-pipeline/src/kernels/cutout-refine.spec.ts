@@ -52,7 +52,7 @@ describe('refineCutout', () => {
     const picture = image((x, y) => (ring(x, y) ? [230, 180 + 30 * Math.cos(x / 9), 60] : gravel(x, y)));
     const prior = mask((x, y) => radius(x, y) <= 60);
     const alpha = refineCutout(picture, prior, 4);
-    const hole = mask((x, y) => radius(x, y) < 32);
+    const hole = mask((x, y) => radius(x, y) < 30);
     const body = mask((x, y) => radius(x, y) <= 57 && radius(x, y) >= 39);
     expect(share(alpha, hole, (a) => a <= 25)).toBeGreaterThan(0.99);
     expect(share(alpha, body, (a) => a >= 230)).toBeGreaterThan(0.99);
