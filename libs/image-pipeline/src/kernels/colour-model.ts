@@ -55,34 +55,39 @@ export function fitColourModel(
 /** -ln p(rgb | model) for every pixel where `where[i]` is non-zero, into `out` (other entries left as they are). */
 export function colourCosts(model: ColourModel, image: RawPixels, where: Uint8Array, out: Float32Array): void {
   const { data, channels } = image;
-  const { logScale, means, inverses, components } = model;
-  const terms = new Float64Array(components);
   for (let i = 0; i < where.length; i++) {
     if (!where[i]) continue;
     const p = i * channels;
-    const r = data[p];
-    const g = data[p + 1];
-    const b = data[p + 2];
-    let best = -Infinity;
-    for (let k = 0, m = 0, c = 0; k < components; k++, m += 9, c += 3) {
-      const dr = r - means[c];
-      const dg = g - means[c + 1];
-      const db = b - means[c + 2];
-      // the inverse is symmetric: its six distinct entries
-      const d2 =
-        inverses[m] * dr * dr +
-        inverses[m + 4] * dg * dg +
-        inverses[m + 8] * db * db +
-        2 * (inverses[m + 1] * dr * dg + inverses[m + 2] * dr * db + inverses[m + 5] * dg * db);
-      const term = logScale[k] - 0.5 * d2;
-      terms[k] = term;
-      if (term > best) best = term;
-    }
-    let sum = 0;
-    // components more than 30 nats below the best add less than 1e-13: not worth an exp
-    for (let k = 0; k < components; k++) if (terms[k] > best - 30) sum += Math.exp(terms[k] - best);
-    out[i] = -(best + Math.log(sum));
+    out[i] = colourCost(model, data[p], data[p + 1], data[p + 2]);
   }
+}
+
+/** -ln p(rgb | model) of one colour (0..255 per channel). */
+export function colourCost(model: ColourModel, r: number, g: number, b: number): number {
+  const { logScale, means, inverses, components } = model;
+  let best = -Infinity;
+  let second = 0;
+  for (let k = 0, m = 0, c = 0; k < components; k++, m += 9, c += 3) {
+    const dr = r - means[c];
+    const dg = g - means[c + 1];
+    const db = b - means[c + 2];
+    // the inverse is symmetric: its six distinct entries
+    const d2 =
+      inverses[m] * dr * dr +
+      inverses[m + 4] * dg * dg +
+      inverses[m + 8] * db * db +
+      2 * (inverses[m + 1] * dr * dg + inverses[m + 2] * dr * db + inverses[m + 5] * dg * db);
+    const term = logScale[k] - 0.5 * d2;
+    // a running log-sum-exp: the sum of exp(term - best) over the components so far, less the best's own 1
+    if (term > best) {
+      second = best === -Infinity ? 0 : (second + 1) * Math.exp(best - term);
+      best = term;
+    } else if (term > best - 30) {
+      // components more than 30 nats below the best add less than 1e-13: not worth an exp
+      second += Math.exp(term - best);
+    }
+  }
+  return -(best + Math.log1p(second));
 }
 
 function sampleColours(image: RawPixels, select: Uint8Array, maxSamples: number): Float64Array {

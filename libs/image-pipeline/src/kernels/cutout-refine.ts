@@ -1,6 +1,6 @@
 import type { RawPixels } from '../workers/raw-pixels';
 import { solveAlpha } from './alpha-matting';
-import { colourCosts, fitColourModel, type ColourModel } from './colour-model';
+import { colourCost, colourCosts, fitColourModel, type ColourModel } from './colour-model';
 import { flood8 } from './flood';
 import { cutGrid } from './graph-cut';
 import { dilate, erode } from './morphology';
@@ -64,13 +64,12 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const background = fitColourModel(image, bgSure, CUTOUT.components, CUTOUT.samples);
   if (!background) return prior;
   const bgCost = new Float32Array(n);
-  colourCosts(background, image, fgSure, bgCost);
   // what counts as the background inside the object is the background just around it (a ring's gravel), not a
   // colour met anywhere in a busy backdrop (a red stripe of a label against a red box across the photo)
   const around = backgroundAround(fgSure, bgSure, width, height, Math.max(1, Math.round(CUTOUT.around * coarsePixel)));
   const local = fitColourModel(image, around, CUTOUT.components, CUTOUT.samples) ?? background;
   colourCosts(local, image, fgSure, bgCost);
-  const typical = typicalOfBackground(local, image, around, bgCost, fgSure);
+  const typical = belowLimit(bgCost, fgSure, typicalLimit(local, image, around));
   const foreground = foregroundModel(image, fgSure, typical);
   if (!foreground) return prior;
   const fgCost = new Float32Array(n);
@@ -145,30 +144,27 @@ function foregroundModel(image: RawPixels, fgSure: Uint8Array, typical: Uint8Arr
 }
 
 /**
- * 1 where `where` is set and the background model's cost is at most its `CUTOUT.typical` quantile over the sure
- * background: a colour as usual there as the background's own (the gravel inside a ring), not merely nearer the
- * background's colours than a foreground model that lacks it (the white band of a white product).
+ * The cost a colour typical of the background stays within: the `CUTOUT.typical` quantile of the background
+ * model's cost over the pixels `select` picks (a sample of about 50,000). A colour within it is as usual there
+ * as the background's own (the gravel inside a ring), not merely nearer the background's colours than a
+ * foreground model that lacks it (the white band of a white product).
  */
-function typicalOfBackground(
-  model: ColourModel,
-  image: RawPixels,
-  bgSure: Uint8Array,
-  bgCost: Float32Array,
-  where: Uint8Array,
-): Uint8Array {
-  // the quantile from a sample of the sure background (every stride-th pixel of it)
-  const sampled = new Uint8Array(bgSure.length);
-  const stride = Math.max(1, Math.floor(bgSure.length / 50_000));
-  for (let i = 0; i < bgSure.length; i += stride) sampled[i] = bgSure[i];
-  const costs = new Float32Array(bgSure.length);
-  colourCosts(model, image, sampled, costs);
+function typicalLimit(model: ColourModel, image: RawPixels, select: Uint8Array): number {
+  const { data, channels } = image;
+  const stride = Math.max(1, Math.floor(select.length / 50_000));
   const sample: number[] = [];
-  for (let i = 0; i < bgSure.length; i += stride) if (sampled[i]) sample.push(costs[i]);
-  const out = new Uint8Array(bgCost.length);
-  if (sample.length === 0) return out;
+  for (let i = 0; i < select.length; i += stride) {
+    if (select[i]) sample.push(colourCost(model, data[i * channels], data[i * channels + 1], data[i * channels + 2]));
+  }
+  if (sample.length === 0) return -Infinity;
   sample.sort((a, b) => a - b);
-  const limit = sample[Math.min(sample.length - 1, Math.floor(CUTOUT.typical * sample.length))];
-  for (let i = 0; i < out.length; i++) if (where[i] && bgCost[i] <= limit) out[i] = 1;
+  return sample[Math.min(sample.length - 1, Math.floor(CUTOUT.typical * sample.length))];
+}
+
+/** 1 where `where` is set and `cost` is at most `limit`. */
+function belowLimit(cost: Float32Array, where: Uint8Array, limit: number): Uint8Array {
+  const out = new Uint8Array(cost.length);
+  for (let i = 0; i < out.length; i++) if (where[i] && cost[i] <= limit) out[i] = 1;
   return out;
 }
 
@@ -329,8 +325,8 @@ function nearAndUnlikeBackground(
   for (let i = 0; i < n; i++) where[i] = fixed[i] !== FG && near[i] ? 1 : 0;
   const bgCost = new Float32Array(n);
   colourCosts(background, image, where, bgCost);
-  const typical = typicalOfBackground(background, image, bgSure, bgCost, where);
+  const limit = typicalLimit(background, image, bgSure);
   const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (where[i] && !typical[i]) out[i] = 1;
+  for (let i = 0; i < n; i++) if (where[i] && bgCost[i] > limit) out[i] = 1;
   return out;
 }

@@ -76,27 +76,30 @@ export function guidedFilter(
 ): Plane {
   const { width, height } = input;
   const small = subsample > 1;
+  const fitGuide = small ? (guide.map((plane) => shrink(plane, subsample)) as [Plane, Plane, Plane]) : guide;
+  const fitR = Math.max(1, Math.round(r / subsample));
   const fitted = coefficients(
-    small ? (guide.map((plane) => shrink(plane, subsample)) as [Plane, Plane, Plane]) : guide,
+    fitGuide,
+    guideStatistics(fitGuide, fitR, eps),
     small ? shrink(input, subsample) : input,
-    Math.max(1, Math.round(r / subsample)),
-    eps,
+    fitR,
   );
-  const [a0, a1, a2, b] = small ? fitted.map((plane) => enlarge(plane, width, height)) : fitted;
-  const q = b.data;
-  for (let i = 0; i < q.length; i++) {
-    q[i] += a0.data[i] * guide[0].data[i] + a1.data[i] * guide[1].data[i] + a2.data[i] * guide[2].data[i];
-  }
-  return { data: q, width, height };
+  return evaluate(guide, small ? fitted.map((plane) => enlarge(plane, width, height)) : fitted);
 }
 
-/** The window-averaged coefficients of the guided filter: a (three planes) and b. */
-function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: number, eps: number): Plane[] {
-  const { width, height } = input;
-  const n = width * height;
+/**
+ * What the guided filter needs of its guide alone, whatever the input: the window means of the three channels
+ * and the inverse of their regularised covariance in each window (six distinct entries, in planes).
+ */
+interface GuideStatistics {
+  mean: Float32Array[];
+  inverse: Float32Array[];
+}
+
+function guideStatistics(guide: readonly [Plane, Plane, Plane], r: number, eps: number): GuideStatistics {
+  const n = guide[0].data.length;
   const mean = guide.map((channel) => boxMean(channel, r).data);
-  const meanP = boxMean(input, r).data;
-  // the six distinct entries of the guide's covariance, and its covariance with p
+  // the six distinct entries of the guide's window covariance: its inverse is written over them
   const pairs = [
     [0, 0],
     [0, 1],
@@ -105,13 +108,44 @@ function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: nu
     [1, 2],
     [2, 2],
   ] as const;
-  const corr = pairs.map(
+  const entries = pairs.map(
     ([j, k]) =>
       boxMean(
         map2(guide[j], guide[k], (u, v) => u * v),
         r,
       ).data,
   );
+  const [c00, c01, c02, c11, c12, c22] = entries;
+  const inverse = new Float64Array(6);
+  for (let i = 0; i < n; i++) {
+    const m0 = mean[0][i];
+    const m1 = mean[1][i];
+    const m2 = mean[2][i];
+    // positive definite: eps > 0
+    invertSymmetric3(
+      c00[i] - m0 * m0 + eps,
+      c01[i] - m0 * m1,
+      c02[i] - m0 * m2,
+      c11[i] - m1 * m1 + eps,
+      c12[i] - m1 * m2,
+      c22[i] - m2 * m2 + eps,
+      inverse,
+    );
+    for (let k = 0; k < 6; k++) entries[k][i] = inverse[k];
+  }
+  return { mean, inverse: entries };
+}
+
+/** The window-averaged coefficients of the guided filter for `input`: a (three planes) and b. */
+function coefficients(
+  guide: readonly [Plane, Plane, Plane],
+  { mean, inverse }: GuideStatistics,
+  input: Plane,
+  r: number,
+): Plane[] {
+  const { width, height } = input;
+  const n = width * height;
+  const meanP = boxMean(input, r).data;
   const corrP = guide.map(
     (channel) =>
       boxMean(
@@ -119,34 +153,31 @@ function coefficients(guide: readonly [Plane, Plane, Plane], input: Plane, r: nu
         r,
       ).data,
   );
+  const [i00, i01, i02, i11, i12, i22] = inverse;
   const a = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
   const b = new Float32Array(n);
-  const inverse = new Float64Array(6);
   for (let i = 0; i < n; i++) {
-    const m0 = mean[0][i];
-    const m1 = mean[1][i];
-    const m2 = mean[2][i];
-    const s00 = corr[0][i] - m0 * m0 + eps;
-    const s01 = corr[1][i] - m0 * m1;
-    const s02 = corr[2][i] - m0 * m2;
-    const s11 = corr[3][i] - m1 * m1 + eps;
-    const s12 = corr[4][i] - m1 * m2;
-    const s22 = corr[5][i] - m2 * m2 + eps;
-    const c0 = corrP[0][i] - m0 * meanP[i];
-    const c1 = corrP[1][i] - m1 * meanP[i];
-    const c2 = corrP[2][i] - m2 * meanP[i];
-    // the inverse of the symmetric 3 x 3 matrix (positive definite: eps > 0)
-    invertSymmetric3(s00, s01, s02, s11, s12, s22, inverse);
-    const [i00, i01, i02, i11, i12, i22] = inverse;
-    const a0 = i00 * c0 + i01 * c1 + i02 * c2;
-    const a1 = i01 * c0 + i11 * c1 + i12 * c2;
-    const a2 = i02 * c0 + i12 * c1 + i22 * c2;
+    const c0 = corrP[0][i] - mean[0][i] * meanP[i];
+    const c1 = corrP[1][i] - mean[1][i] * meanP[i];
+    const c2 = corrP[2][i] - mean[2][i] * meanP[i];
+    const a0 = i00[i] * c0 + i01[i] * c1 + i02[i] * c2;
+    const a1 = i01[i] * c0 + i11[i] * c1 + i12[i] * c2;
+    const a2 = i02[i] * c0 + i12[i] * c1 + i22[i] * c2;
     a[0][i] = a0;
     a[1][i] = a1;
     a[2][i] = a2;
-    b[i] = meanP[i] - a0 * m0 - a1 * m1 - a2 * m2;
+    b[i] = meanP[i] - a0 * mean[0][i] - a1 * mean[1][i] - a2 * mean[2][i];
   }
   return [...a.map((data) => boxMean({ data, width, height }, r)), boxMean({ data: b, width, height }, r)];
+}
+
+/** q = a . I + b at the guide's size (the coefficients at that size; b's plane becomes q). */
+function evaluate(guide: readonly [Plane, Plane, Plane], [a0, a1, a2, b]: Plane[]): Plane {
+  const q = b.data;
+  for (let i = 0; i < q.length; i++) {
+    q[i] += a0.data[i] * guide[0].data[i] + a1.data[i] * guide[1].data[i] + a2.data[i] * guide[2].data[i];
+  }
+  return { data: q, width: b.width, height: b.height };
 }
 
 /**
@@ -179,72 +210,11 @@ export function invertSymmetric3(
 /**
  * The guided filter of one guide applied to many inputs (the matting's iterations, alpha-matting.ts): the
  * guide's window means and the inverse of its regularised covariance are computed once; each input then costs
- * eight box means. Full resolution only (no subsampling). `guide`: three planes 0..1; `r` in pixels.
+ * four box means for its fit and four for its coefficients. Full resolution only (no subsampling).
  */
 export function guidedFilterOf(guide: readonly [Plane, Plane, Plane], r: number, eps: number): (input: Plane) => Plane {
-  const { width, height } = guide[0];
-  const n = width * height;
-  const mean = guide.map((channel) => boxMean(channel, r).data);
-  const pairs = [
-    [0, 0],
-    [0, 1],
-    [0, 2],
-    [1, 1],
-    [1, 2],
-    [2, 2],
-  ] as const;
-  const corr = pairs.map(
-    ([j, k]) =>
-      boxMean(
-        map2(guide[j], guide[k], (u, v) => u * v),
-        r,
-      ).data,
-  );
-  const inverse = new Float32Array(n * 6);
-  const scratch = new Float64Array(6);
-  for (let i = 0; i < n; i++) {
-    const [m0, m1, m2] = [mean[0][i], mean[1][i], mean[2][i]];
-    invertSymmetric3(
-      corr[0][i] - m0 * m0 + eps,
-      corr[1][i] - m0 * m1,
-      corr[2][i] - m0 * m2,
-      corr[3][i] - m1 * m1 + eps,
-      corr[4][i] - m1 * m2,
-      corr[5][i] - m2 * m2 + eps,
-      scratch,
-    );
-    inverse.set(scratch, i * 6);
-  }
-  return (input) => {
-    const meanP = boxMean(input, r).data;
-    const corrP = guide.map(
-      (channel) =>
-        boxMean(
-          map2(channel, input, (u, p) => u * p),
-          r,
-        ).data,
-    );
-    const a = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
-    const b = new Float32Array(n);
-    for (let i = 0, k = 0; i < n; i++, k += 6) {
-      const c0 = corrP[0][i] - mean[0][i] * meanP[i];
-      const c1 = corrP[1][i] - mean[1][i] * meanP[i];
-      const c2 = corrP[2][i] - mean[2][i] * meanP[i];
-      const a0 = inverse[k] * c0 + inverse[k + 1] * c1 + inverse[k + 2] * c2;
-      const a1 = inverse[k + 1] * c0 + inverse[k + 3] * c1 + inverse[k + 4] * c2;
-      const a2 = inverse[k + 2] * c0 + inverse[k + 4] * c1 + inverse[k + 5] * c2;
-      a[0][i] = a0;
-      a[1][i] = a1;
-      a[2][i] = a2;
-      b[i] = meanP[i] - a0 * mean[0][i] - a1 * mean[1][i] - a2 * mean[2][i];
-    }
-    const [a0, a1, a2] = a.map((data) => boxMean({ data, width, height }, r).data);
-    const q = boxMean({ data: b, width, height }, r).data;
-    for (let i = 0; i < n; i++) {
-      q[i] += a0[i] * guide[0].data[i] + a1[i] * guide[1].data[i] + a2[i] * guide[2].data[i];
-    }
-    return { data: q, width, height };
-  };
+  const statistics = guideStatistics(guide, r, eps);
+  return (input) => evaluate(guide, coefficients(guide, statistics, input, r));
 }
 
 /** The plane averaged over blocks of `factor` x `factor` pixels (the last blocks partial). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RawPixels } from '../workers/raw-pixels';
 import { boxMean, guidedFilter, type Plane } from './guided-filter';
-import { backgroundColour, decontaminateKernel, keepComponents, matteKernel, supportBox } from './matte.kernel';
+import { backgroundColour } from './background-colour';
+import { decontaminateKernel, keepComponents, matteKernel, supportBox } from './matte.kernel';
 
 function plane(width: number, height: number, value: (x: number, y: number) => number): Plane {
   const data = new Float32Array(width * height);

@@ -1,6 +1,7 @@
 import type { RawPixels } from '../workers/raw-pixels';
 import type { ColourModel } from './colour-model';
-import { boxMean } from './guided-filter';
+import { backgroundColour, sampleBilinear } from './background-colour';
+import { dilate } from './morphology';
 
 /**
  * How strands the network missed (hair, fur, threads over the backdrop) get their alpha; cutout-refine.ts finds
@@ -16,9 +17,10 @@ export const STRANDS = { radius: 4, floor: 0.2, contrast: 60, residual: 24 } as 
 /**
  * Alpha for the pixels the network called background but whose colour is not the background's, near the object
  * (strands of hair, fur, threads, partly covering the backdrop): each pixel's colour I unmixed on the line from
- * the local background colour B (the mean of the sure background within a few coarse pixels) to the foreground
- * model's component F that puts I nearest that line: alpha = (I - B).(F - B) / |F - B|^2, kept where I lies
- * within STRANDS.residual levels of the line and F is far enough from B to tell them apart.
+ * the local background colour B (backgroundColour: the mean of the sure background, less the strands, within a
+ * few coarse pixels) to the foreground model's component F that puts I nearest that line:
+ * alpha = (I - B).(F - B) / |F - B|^2, kept where I lies within STRANDS.residual levels of the line and F is far
+ * enough from B to tell them apart. `image`: 3 channels.
  */
 export function unmixStrands(
   image: RawPixels,
@@ -28,45 +30,51 @@ export function unmixStrands(
   foreground: ColourModel,
   coarsePixel: number,
 ): void {
-  const { width, height, data, channels } = image;
-  const n = width * height;
-  const radius = Math.max(2, Math.round(STRANDS.radius * coarsePixel));
-  const weight = new Float32Array(n);
-  const sums = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
-  for (let i = 0; i < n; i++) {
-    if (!bgSure[i] || where[i]) continue; // the background's own pixels, not the strands
-    weight[i] = 1;
-    for (let c = 0; c < 3; c++) sums[c][i] = data[i * channels + c];
+  const { width, height, data } = image;
+  // backgroundColour reads alpha 0 as background: the sure background's pixels that are no strand
+  const mask = new Uint8Array(width * height);
+  const backdrop = new Uint8Array(width * height);
+  for (let i = 0; i < mask.length; i++) {
+    backdrop[i] = bgSure[i] && !where[i] ? 1 : 0;
+    mask[i] = backdrop[i] ? 0 : 255;
   }
-  const w = boxMean({ data: weight, width, height }, radius).data;
-  const b = sums.map((plane) => boxMean({ data: plane, width, height }, radius).data);
+  const radius = Math.max(2, Math.round(STRANDS.radius * coarsePixel));
+  const grid = backgroundColour(image, mask, radius);
+  // only a pixel with backdrop of its own within `radius` is unmixed (not against the wider estimate's colour)
+  const beside = dilate(backdrop, width, height, radius);
+  const sx = grid.width / width;
+  const sy = grid.height / height;
   const { means, components } = foreground;
-  for (let i = 0; i < n; i++) {
-    if (!where[i] || alpha[i] === 255 || w[i] < 1e-3) continue;
-    const p = i * channels;
-    let best = Infinity;
-    let bestAlpha = 0;
-    for (let k = 0; k < components; k++) {
-      let dot = 0;
-      let length = 0;
-      const d = [0, 0, 0];
-      for (let c = 0; c < 3; c++) {
-        const bc = b[c][i] / w[i];
-        const f = means[k * 3 + c] - bc;
-        d[c] = data[p + c] - bc;
-        dot += d[c] * f;
-        length += f * f;
+  const b = [0, 0, 0];
+  const d = [0, 0, 0];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (!where[i] || alpha[i] === 255 || !beside[i]) continue;
+      sampleBilinear(grid, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5, b);
+      for (let c = 0; c < 3; c++) d[c] = data[i * 3 + c] - b[c];
+      let best = Infinity;
+      let bestAlpha = 0;
+      for (let k = 0; k < components; k++) {
+        let dot = 0;
+        let length = 0;
+        for (let c = 0; c < 3; c++) {
+          const f = means[k * 3 + c] - b[c];
+          dot += d[c] * f;
+          length += f * f;
+        }
+        if (length < STRANDS.contrast ** 2) continue;
+        const a = Math.min(1, Math.max(0, dot / length));
+        let residual = 0;
+        for (let c = 0; c < 3; c++) residual += (d[c] - a * (means[k * 3 + c] - b[c])) ** 2;
+        if (residual < best) {
+          best = residual;
+          bestAlpha = a;
+        }
       }
-      if (length < STRANDS.contrast ** 2) continue;
-      const a = Math.min(1, Math.max(0, dot / length));
-      let residual = 0;
-      for (let c = 0; c < 3; c++) residual += (d[c] - a * (means[k * 3 + c] - b[c][i] / w[i])) ** 2;
-      if (residual < best) {
-        best = residual;
-        bestAlpha = a;
+      if (best <= STRANDS.residual ** 2 && bestAlpha >= STRANDS.floor) {
+        alpha[i] = Math.max(alpha[i], Math.round(255 * bestAlpha));
       }
     }
-    if (best <= STRANDS.residual ** 2 && bestAlpha >= STRANDS.floor)
-      alpha[i] = Math.max(alpha[i], Math.round(255 * bestAlpha));
   }
 }
