@@ -16,8 +16,12 @@ export interface ColourModel {
   components: number;
 }
 
-/** The smallest variance of a channel (levels^2): a flat colour's JPEG noise. */
-const VARIANCE_FLOOR = 9;
+/**
+ * The smallest variance of a channel (levels^2): a flat colour's JPEG noise and the ringing beside an edge (a
+ * spread of 12 levels). Measured on the composite set: mean IoU 0.751 at 9, 0.760 at 64, 0.766 at 144, 0.756 at
+ * 256; below it a backdrop's pixels beside a thin part looked foreign to their own backdrop.
+ */
+const VARIANCE_FLOOR = 144;
 /**
  * Added to every variance (levels^2), so that no covariance is singular: the colours of a tinted grey texture
  * (gravel, concrete) lie on one line in RGB, and without it their covariance has no inverse.

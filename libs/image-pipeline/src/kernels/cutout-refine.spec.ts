@@ -84,4 +84,28 @@ describe('refineCutout', () => {
     expect(share(alpha, gap, (a) => a <= 25)).toBeGreaterThan(0.995);
     expect(share(alpha, mask(pot), (a) => a >= 230)).toBeGreaterThan(0.98);
   });
+  it('opens a wheel the network filled in, its background most of what the network marked', () => {
+    const angle = (x: number, y: number) => Math.atan2(y - 80, x - 80);
+    // the distance to the nearest of 12 spokes
+    const spokeDistance = (x: number, y: number) => {
+      const step = Math.PI / 6;
+      const off = Math.abs(((angle(x, y) % step) + step) % step);
+      return radius(x, y) * Math.sin(Math.min(off, step - off));
+    };
+    const tyre = (x: number, y: number) => radius(x, y) <= 62 && radius(x, y) >= 56;
+    const spoke = (x: number, y: number) => radius(x, y) < 56 && spokeDistance(x, y) < 1.2;
+    const picture = image((x, y) =>
+      tyre(x, y) ? [40, 42, 50] : spoke(x, y) ? [150, 152, 156] : [243 + 3 * noise(x, y), 243, 246],
+    );
+    // the network: the whole disc, sure of it
+    const alpha = refineCutout(
+      picture,
+      mask((x, y) => radius(x, y) <= 62),
+      2,
+    );
+    const between = mask((x, y) => radius(x, y) < 50 && radius(x, y) > 12 && spokeDistance(x, y) > 4);
+    const rubber = mask((x, y) => radius(x, y) <= 61 && radius(x, y) >= 57);
+    expect(share(alpha, between, (a) => a <= 25)).toBeGreaterThan(0.97);
+    expect(share(alpha, rubber, (a) => a >= 230)).toBeGreaterThan(0.98);
+  });
 });

@@ -1,9 +1,9 @@
 import type { RawPixels } from '../workers/raw-pixels';
 import { solveAlpha } from './alpha-matting';
 import { colourCost, colourCosts, fitColourModel, type ColourModel } from './colour-model';
-import { flood8 } from './flood';
 import { cutGrid } from './graph-cut';
-import { dilate, erode } from './morphology';
+import { dilate, erode, invert } from './morphology';
+import { enclosedBackground } from './enclosed-background';
 import { unmixStrands } from './strand-unmix';
 
 /**
@@ -13,11 +13,17 @@ import { unmixStrands } from './strand-unmix';
  *   each region has lost `erode` coarse pixels at its border; the rest is unknown.
  * - `components`, `samples`: the colour models, Gaussian mixtures over RGB fitted to the sure regions.
  * - `priorWeight`: how much the network's own answer counts beside the colours in the cut (per -ln p).
- * - `smoothness`: the cut's contrast-sensitive pairwise weight (GrabCut's gamma).
- * - `hole*`, `typical`: enclosed background. Sure-foreground pixels whose colour is as typical of the background as
- *   the `typical` quantile of its own pixels, and that the background model explains better by `holeMargin` nats, become unknown (and the cut decides them) when they form parts of at least `holeArea`
- *   square coarse pixels and are less than `holeShare` of the sure foreground: a ring's inside, the gaps between
- *   stems; not the body of a white product on white, whose colours are the background's almost everywhere.
+ * - `smoothness`: the cut's contrast-sensitive pairwise weight (GrabCut's gamma); 20, not GrabCut's 50: at 50 the
+ *   wedges between a wheel's spokes stayed filled (the cost of their long outline beat their colour).
+ * - `hole*`, `typical`, `backdropShift`, `around`: enclosed background. Pixels the network did not call sure
+ *   background, whose colour is as typical of the backdrop around the object (a ring `around` coarse pixels wide)
+ *   as the `typical` quantile of its own pixels, and that the background model explains better by `holeMargin`
+ *   nats, become free for the cut (the network's say dropped) when they form parts of at least `holeArea` square
+ *   coarse pixels, whose mean colour is the backdrop's around them within `backdropShift` of its spread, and are
+ *   together less than `holeShare` of what the network marked: a ring's inside, the gaps between stems, a wheel
+ *   between its spokes; not the body of a white product a shade off its white backdrop.
+ * - `distinctShare`: the object's colour model learns from the sure foreground less what shows the backdrop,
+ *   unless that leaves less than this share of it (an object of the backdrop's own colours): then from all of it.
  * - `band`: the matting band around the cut's outline; `softReach`: how far from the cut's foreground the
  *   network's own soft zone (hair, fur) stays unknown for the matting.
  * - `reach`: strands the network missed (hair, fur, threads over the backdrop) are looked for within `reach` of
@@ -30,10 +36,12 @@ export const CUTOUT = {
   components: 5,
   samples: 20_000,
   priorWeight: 1,
-  smoothness: 50,
+  smoothness: 20,
   holeMargin: 3,
   holeArea: 4,
-  holeShare: 0.5,
+  holeShare: 0.9,
+  distinctShare: 0.02,
+  backdropShift: 1.5,
   holeClose: 2,
   textureRatio: 1.4,
   typical: 0.95,
@@ -66,16 +74,17 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const bgCost = new Float32Array(n);
   // what counts as the background inside the object is the background just around it (a ring's gravel), not a
   // colour met anywhere in a busy backdrop (a red stripe of a label against a red box across the photo)
-  const around = backgroundAround(fgSure, bgSure, width, height, Math.max(1, Math.round(CUTOUT.around * coarsePixel)));
+  const notBg = invert(bgSure);
+  const around = backgroundAround(notBg, bgSure, width, height, Math.max(1, Math.round(CUTOUT.around * coarsePixel)));
   const local = fitColourModel(image, around, CUTOUT.components, CUTOUT.samples) ?? background;
-  colourCosts(local, image, fgSure, bgCost);
-  const typical = belowLimit(bgCost, fgSure, typicalLimit(local, image, around));
-  const foreground = foregroundModel(image, fgSure, typical);
+  colourCosts(local, image, notBg, bgCost);
+  const typical = belowLimit(bgCost, notBg, typicalLimit(local, image, around));
+  const foreground = foregroundModel(image, fgSure, backdropInObject(typical, fgSure, width, height, coarsePixel));
   if (!foreground) return prior;
   const fgCost = new Float32Array(n);
-  colourCosts(foreground, image, fgSure, fgCost);
+  colourCosts(foreground, image, notBg, fgCost);
   const strands = nearAndUnlikeBackground(image, fixed, bgSure, prior, background, coarsePixel);
-  const holes = enclosedBackground(image, fgSure, bgSure, typical, fgCost, bgCost, coarsePixel);
+  const holes = enclosedBackground(CUTOUT, image, notBg, fgSure, bgSure, typical, fgCost, bgCost, coarsePixel);
   const free = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     if (holes[i]) fixed[i] = 0;
@@ -93,13 +102,15 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const cut = cutGrid({ width, height, image, fgCost, bgCost, fixed, smoothness: CUTOUT.smoothness });
   const band = Math.max(1, Math.round(CUTOUT.band * coarsePixel));
   const alpha = solveAlpha(image, bandTrimap(cut, prior, strands, width, height, coarsePixel), band);
-  unmixStrands(image, alpha, strands, bgSure, foreground, coarsePixel);
+  // strands are unmixed towards all the sure object's colours: a stool's leg shares some with the brick behind it
+  const objectColours = fitColourModel(image, fgSure, CUTOUT.components, CUTOUT.samples) ?? foreground;
+  unmixStrands(image, alpha, strands, bgSure, objectColours, coarsePixel);
   return alpha;
 }
 
-/** The sure background within `reach` pixels of the sure foreground: the backdrop the object stands on. */
-function backgroundAround(fgSure: Uint8Array, bgSure: Uint8Array, width: number, height: number, reach: number) {
-  const near = dilate(fgSure, width, height, reach);
+/** The sure background within `reach` pixels of the object (`object`: all but the sure background). */
+function backgroundAround(object: Uint8Array, bgSure: Uint8Array, width: number, height: number, reach: number) {
+  const near = dilate(object, width, height, reach);
   const out = new Uint8Array(near.length);
   for (let i = 0; i < out.length; i++) out[i] = near[i] && bgSure[i] ? 1 : 0;
   return out;
@@ -123,6 +134,20 @@ function sureRegions(prior: Uint8Array, width: number, height: number, border: n
 }
 
 /**
+ * The sure-foreground pixels that show the backdrop, or lie beside it: the typical ones among them closed over
+ * their own speckles (by `holeClose`), then widened by a coarse pixel (the blends of the backdrop's colour into a
+ * spoke). Only the sure foreground is closed, so a thin part between it and the unsure band outside (a tyre) is
+ * not closed over.
+ */
+function backdropInObject(typical: Uint8Array, fgSure: Uint8Array, width: number, height: number, coarsePixel: number) {
+  const inside = new Uint8Array(typical.length);
+  for (let i = 0; i < inside.length; i++) inside[i] = typical[i] && fgSure[i] ? 1 : 0;
+  const close = Math.max(1, Math.round(CUTOUT.holeClose * coarsePixel));
+  const closed = erode(dilate(inside, width, height, close), width, height, close);
+  return dilate(closed, width, height, Math.max(1, Math.round(coarsePixel)));
+}
+
+/**
  * The foreground's colour model, learned from the sure foreground less the pixels whose colour is typical of the
  * background (a ring's filled-in inside would otherwise teach it the background's colours), unless that leaves
  * too little of it (an object of the background's own colours): then from all of it.
@@ -139,7 +164,7 @@ function foregroundModel(image: RawPixels, fgSure: Uint8Array, typical: Uint8Arr
       kept++;
     }
   }
-  const select = kept >= all * (1 - CUTOUT.holeShare) ? distinct : fgSure;
+  const select = kept >= all * CUTOUT.distinctShare ? distinct : fgSure;
   return fitColourModel(image, select, CUTOUT.components, CUTOUT.samples);
 }
 
@@ -165,68 +190,6 @@ function typicalLimit(model: ColourModel, image: RawPixels, select: Uint8Array):
 function belowLimit(cost: Float32Array, where: Uint8Array, limit: number): Uint8Array {
   const out = new Uint8Array(cost.length);
   for (let i = 0; i < out.length; i++) if (where[i] && cost[i] <= limit) out[i] = 1;
-  return out;
-}
-
-/**
- * The sure-foreground pixels to re-decide as possible enclosed background: connected parts (8-connected) of
- * pixels the background model explains better by CUTOUT.holeMargin, at least `holeArea` square coarse pixels
- * each, all of them together less than `holeShare` of the sure foreground. 1 where re-decided.
- */
-function enclosedBackground(
-  image: RawPixels,
-  fgSure: Uint8Array,
-  bgSure: Uint8Array,
-  typical: Uint8Array,
-  fgCost: Float32Array,
-  bgCost: Float32Array,
-  coarsePixel: number,
-): Uint8Array {
-  const { width, height } = image;
-  const n = width * height;
-  const backgroundTexture = meanTexture(image, bgSure);
-  const candidate = new Uint8Array(n);
-  let sure = 0;
-  for (let i = 0; i < n; i++) {
-    if (!fgSure[i]) continue;
-    sure++;
-    if (typical[i] && bgCost[i] < fgCost[i] - CUTOUT.holeMargin) candidate[i] = 1;
-  }
-  // a hole's own speckles of other colours (the gravel's dark stones) join it: the candidates closed (dilated,
-  // then eroded) by `holeClose`, so the gaps fill but the region does not grow onto the object
-  const close = Math.max(1, Math.round(CUTOUT.holeClose * coarsePixel));
-  const grown = erode(dilate(candidate, width, height, close), width, height, close);
-  const region = new Uint8Array(n);
-  for (let i = 0; i < n; i++) region[i] = fgSure[i] && grown[i] ? 1 : 0;
-  const minArea = CUTOUT.holeArea * coarsePixel * coarsePixel;
-  const out = new Uint8Array(n);
-  const stack = new Int32Array(n);
-  const members: number[] = [];
-  let total = 0;
-  for (let start = 0; start < n; start++) {
-    if (region[start] !== 1) continue;
-    region[start] = 2;
-    stack[0] = start;
-    members.length = 0;
-    members.push(start);
-    let seeds = candidate[start];
-    flood8(stack, 1, width, height, (next) => {
-      if (region[next] !== 1) return false;
-      region[next] = 2;
-      members.push(next);
-      seeds += candidate[next];
-      return true;
-    });
-    // the texture of the candidates' own inside (not across the edges of the stems around them)
-    const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
-    if (seeds < minArea || !sameTexture(meanTexture(image, inside), backgroundTexture)) continue;
-    total += members.length;
-    for (const at of members) out[at] = 1;
-  }
-  if (total === 0 || total >= CUTOUT.holeShare * sure) return new Uint8Array(n);
-  // up to the object's edge: the pixels there blend both colours and were no candidates; the cut decides them
-  const reach = dilate(out, width, height, close);
-  for (let i = 0; i < n; i++) out[i] = reach[i] && fgSure[i] ? 1 : 0;
   return out;
 }
 
@@ -267,41 +230,6 @@ function bandTrimap(
   }
   return trimap;
 }
-
-/**
- * The mean local contrast of `image` over the pixels `where` selects (a mask, or a list of pixel indices): the sum
- * over channels of the absolute differences to the right and lower neighbours.
- */
-function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
-  const { data, width, height, channels } = image;
-  let sum = 0;
-  let count = 0;
-  const add = (i: number) => {
-    const x = i % width;
-    if (x + 1 >= width || i + width >= width * height) return;
-    const p = i * channels;
-    for (let c = 0; c < 3; c++) {
-      sum += Math.abs(data[p + c] - data[p + channels + c]) + Math.abs(data[p + c] - data[p + width * channels + c]);
-    }
-    count++;
-  };
-  if (Array.isArray(where)) for (const i of where) add(i);
-  else for (let i = 0; i < where.length; i++) if (where[i]) add(i);
-  return count === 0 ? 0 : sum / count;
-}
-
-/**
- * Whether a region's texture could be the background's: a ring's inside shows the same gravel as around it,
- * while a terracotta pot on a wooden table has the table's colours but not its grain, so a region markedly
- * smoother than the background (by more than CUTOUT.textureRatio, with a floor of a few levels so that two flat
- * areas compare as the same) is not taken for it. A rougher one is: a gap between stems picks up the JPEG's
- * ringing around them (the plant sample's gap: 4.9 levels against its wall's 0.8).
- */
-function sameTexture(region: number, background: number): boolean {
-  return (region + TEXTURE_FLOOR) / (background + TEXTURE_FLOOR) >= 1 / CUTOUT.textureRatio;
-}
-
-const TEXTURE_FLOOR = 3;
 
 /**
  * The pixels near the object (within `reach` coarse pixels of the network's object, not sure foreground) whose

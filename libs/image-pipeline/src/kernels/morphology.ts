@@ -15,11 +15,16 @@ export function dilate(mask: Uint8Array, width: number, height: number, radius: 
 
 /** The erosion: 1 where every pixel within `radius` (inside the image) is set. */
 export function erode(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
-  const inverse = new Uint8Array(width * height);
-  for (let i = 0; i < inverse.length; i++) inverse[i] = mask[i] ? 0 : 1;
-  const grown = dilate(inverse, width, height, radius);
+  const grown = dilate(invert(mask), width, height, radius);
   for (let i = 0; i < grown.length; i++) grown[i] = grown[i] ? 0 : 1;
   return grown;
+}
+
+/** 1 where `mask` is not set, else 0; a new mask. */
+export function invert(mask: Uint8Array): Uint8Array {
+  const out = new Uint8Array(mask.length);
+  for (let i = 0; i < out.length; i++) out[i] = mask[i] ? 0 : 1;
+  return out;
 }
 
 /** One line (`length` pixels from `start`, `step` apart) of `src` dilated by `radius` into `dst`. */

@@ -1,0 +1,194 @@
+import type { RawPixels } from '../workers/raw-pixels';
+import { backgroundColour, sampleBilinear } from './background-colour';
+import { flood8 } from './flood';
+import { dilate, erode, invert } from './morphology';
+
+/**
+ * Enclosed background: the parts of what the network marked that show the backdrop through the object (a ring's
+ * inside, the gaps between stems, a wheel between its spokes). cutout-refine.ts frees them for its graph cut.
+ * The tuning is CUTOUT's (cutout-refine.ts), where each value is described.
+ */
+export interface HoleTuning {
+  holeMargin: number;
+  holeArea: number;
+  holeShare: number;
+  holeClose: number;
+  textureRatio: number;
+  backdropShift: number;
+  around: number;
+}
+
+/**
+ * The pixels of `within` (all but the sure background) to re-decide as possible enclosed background: connected
+ * parts (8-connected, the sure foreground and the unsure band each on its own) of typical pixels the background
+ * model explains better by tuning.holeMargin, at least `holeArea` square coarse pixels each, with the backdrop's
+ * texture and mean colour, all of them together less than `holeShare` of `within`. 1 where re-decided.
+ */
+export function enclosedBackground(
+  tuning: HoleTuning,
+  image: RawPixels,
+  within: Uint8Array,
+  fgSure: Uint8Array,
+  bgSure: Uint8Array,
+  typical: Uint8Array,
+  fgCost: Float32Array,
+  bgCost: Float32Array,
+  coarsePixel: number,
+): Uint8Array {
+  const { width, height } = image;
+  const n = width * height;
+  const backgroundTexture = meanTexture(image, bgSure);
+  const candidate = new Uint8Array(n);
+  let object = 0;
+  for (let i = 0; i < n; i++) {
+    if (!within[i]) continue;
+    object++;
+    if (typical[i] && bgCost[i] < fgCost[i] - tuning.holeMargin) candidate[i] = 1;
+  }
+  // a hole's own speckles of other colours (the gravel's dark stones) join it: the candidates closed (dilated,
+  // then eroded) by `holeClose`, so the gaps fill but the region does not grow onto the object
+  const close = Math.max(1, Math.round(tuning.holeClose * coarsePixel));
+  const grown = erode(dilate(candidate, width, height, close), width, height, close);
+  const region = new Uint8Array(n);
+  for (let i = 0; i < n; i++) region[i] = within[i] && grown[i] ? 1 : 0;
+  const minArea = tuning.holeArea * coarsePixel * coarsePixel;
+  const out = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  const members: number[] = [];
+  let total = 0;
+  let backdrop: LocalBackdrop | undefined;
+  for (let start = 0; start < n; start++) {
+    if (region[start] !== 1) continue;
+    region[start] = 2;
+    stack[0] = start;
+    members.length = 0;
+    members.push(start);
+    let seeds = candidate[start];
+    flood8(stack, 1, width, height, (next) => {
+      // the network's sure object and its unsure edge apart: a gap between stems is not judged with a pot's side
+      if (region[next] !== 1 || fgSure[next] !== fgSure[start]) return false;
+      region[next] = 2;
+      members.push(next);
+      seeds += candidate[next];
+      return true;
+    });
+    // the texture of the candidates' own inside (not across the edges of the stems around them)
+    const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
+    if (seeds < minArea || !sameTexture(meanTexture(image, inside), backgroundTexture, tuning.textureRatio)) continue;
+    // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
+    backdrop ??= localBackdrop(image, bgSure, Math.max(1, Math.round(tuning.around * coarsePixel)));
+    if (backdropShift(image, inside, backdrop) > tuning.backdropShift) continue;
+    total += seeds;
+    for (const at of members) out[at] = 1;
+  }
+  if (total === 0 || total >= tuning.holeShare * object) return new Uint8Array(n);
+  // up to the object's edge: the pixels there blend both colours and were no candidates; the cut decides them
+  const reach = dilate(out, width, height, close);
+  for (let i = 0; i < n; i++) out[i] = reach[i] && within[i] ? 1 : 0;
+  return out;
+}
+
+/**
+ * The backdrop's local colour near every pixel (backgroundColour over the sure background, within about `radius`),
+ * where some sure background lies within 4 `radius` (else NaN: deep inside a large object nothing says what the
+ * backdrop would be there), and the backdrop's own spread about that local colour (the RMS of its pixels'
+ * differences to it, per channel, at least BACKDROP_NOISE levels): flat paper a level or two, gravel tens.
+ */
+export interface LocalBackdrop {
+  colour: RawPixels;
+  reached: Uint8Array;
+  spread: [number, number, number];
+}
+
+export function localBackdrop(image: RawPixels, bgSure: Uint8Array, radius: number): LocalBackdrop {
+  const { width, height, data, channels } = image;
+  const mask = new Uint8Array(bgSure.length);
+  for (let i = 0; i < mask.length; i++) mask[i] = bgSure[i] ? 0 : 255;
+  const colour = backgroundColour(image, mask, radius);
+  const reached = dilate(bgSure, width, height, 4 * radius);
+  const sx = colour.width / width;
+  const sy = colour.height / height;
+  const b = [0, 0, 0];
+  const squares = [0, 0, 0];
+  let count = 0;
+  // a sample of the sure background near the object (about 20,000 pixels, on a fixed stride)
+  const near = dilate(invert(bgSure), width, height, radius);
+  const step = Math.max(1, Math.floor(bgSure.length / 200_000));
+  for (let i = 0; i < bgSure.length; i += step) {
+    if (!bgSure[i] || !near[i]) continue;
+    const x = i % width;
+    sampleBilinear(colour, (x + 0.5) * sx - 0.5, ((i - x) / width + 0.5) * sy - 0.5, b);
+    for (let c = 0; c < 3; c++) squares[c] += (data[i * channels + c] - b[c]) ** 2;
+    count++;
+  }
+  const spread = squares.map((sq) => Math.max(BACKDROP_NOISE, Math.sqrt(sq / Math.max(1, count)))) as [
+    number,
+    number,
+    number,
+  ];
+  return { colour, reached, spread };
+}
+
+/**
+ * How far the pixels `inside` lie, on average, from the backdrop's local colour (only those the backdrop reaches),
+ * in units of the backdrop's own spread about it: the largest over the channels. A hole that shows the backdrop
+ * sits at about 0 however busy the backdrop is (its texture averages out); a label a shade off a plain wall does
+ * not. Infinity when the backdrop reaches none of them.
+ */
+function backdropShift(image: RawPixels, inside: number[], backdrop: LocalBackdrop): number {
+  const { width, height, data, channels } = image;
+  if (inside.length === 0) return Infinity;
+  const { colour, reached, spread } = backdrop;
+  const sx = colour.width / width;
+  const sy = colour.height / height;
+  const b = [0, 0, 0];
+  const offset = [0, 0, 0];
+  let count = 0;
+  for (const i of inside) {
+    if (!reached[i]) continue;
+    const x = i % width;
+    sampleBilinear(colour, (x + 0.5) * sx - 0.5, ((i - x) / width + 0.5) * sy - 0.5, b);
+    for (let c = 0; c < 3; c++) offset[c] += data[i * channels + c] - b[c];
+    count++;
+  }
+  if (count === 0) return Infinity;
+  return Math.max(...offset.map((sum, c) => Math.abs(sum / count) / spread[c]));
+}
+
+/** The least spread of a backdrop's colour (levels): a flat colour's JPEG noise. */
+const BACKDROP_NOISE = 2;
+
+/**
+ * The mean local contrast of `image` over the pixels `where` selects (a mask, or a list of pixel indices): the sum
+ * over channels of the absolute differences to the right and lower neighbours.
+ */
+function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
+  const { data, width, height, channels } = image;
+  let sum = 0;
+  let count = 0;
+  const add = (i: number) => {
+    const x = i % width;
+    if (x + 1 >= width || i + width >= width * height) return;
+    const p = i * channels;
+    for (let c = 0; c < 3; c++) {
+      sum += Math.abs(data[p + c] - data[p + channels + c]) + Math.abs(data[p + c] - data[p + width * channels + c]);
+    }
+    count++;
+  };
+  if (Array.isArray(where)) for (const i of where) add(i);
+  else for (let i = 0; i < where.length; i++) if (where[i]) add(i);
+  return count === 0 ? 0 : sum / count;
+}
+
+/**
+ * Whether a region's texture could be the background's: a ring's inside shows the same gravel as around it,
+ * while a terracotta pot on a wooden table has the table's colours but not its grain, so a region markedly
+ * smoother than the background (by more than `ratio`, with a floor of a few levels so that two flat
+ * areas compare as the same) is not taken for it. A rougher one is: a gap between stems picks up the JPEG's
+ * ringing around them (the plant sample's gap: 4.9 levels against its wall's 0.8).
+ */
+function sameTexture(region: number, background: number, ratio: number): boolean {
+  return (region + TEXTURE_FLOOR) / (background + TEXTURE_FLOOR) >= 1 / ratio;
+}
+
+const TEXTURE_FLOOR = 3;
