@@ -72,9 +72,10 @@ export function enclosedBackground(
       seeds += candidate[next];
       return true;
     });
+    if (seeds < minArea) continue;
     // the texture of the candidates' own inside (not across the edges of the stems around them)
     const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
-    if (seeds < minArea || !sameTexture(meanTexture(image, inside), backgroundTexture, tuning.textureRatio)) continue;
+    if (!sameTexture(meanTexture(image, inside), backgroundTexture, tuning.textureRatio)) continue;
     // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
     backdrop ??= localBackdrop(image, bgSure, Math.max(1, Math.round(tuning.around * coarsePixel)));
     if (backdropShift(image, inside, backdrop) > tuning.backdropShift) continue;
