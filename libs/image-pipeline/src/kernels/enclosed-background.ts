@@ -77,7 +77,7 @@ export function enclosedBackground(
     const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
     if (!sameTexture(meanTexture(image, inside), backgroundTexture, tuning.textureRatio)) continue;
     // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
-    backdrop ??= localBackdrop(image, bgSure, Math.max(1, Math.round(tuning.around * coarsePixel)));
+    backdrop ??= localBackdrop(image, bgSure, within, Math.max(1, Math.round(tuning.around * coarsePixel)));
     if (backdropShift(image, inside, backdrop) > tuning.backdropShift) continue;
     total += seeds;
     for (const at of members) out[at] = 1;
@@ -90,36 +90,51 @@ export function enclosedBackground(
 }
 
 /**
- * The backdrop's local colour near every pixel (backgroundColour over the sure background, within about `radius`),
- * where some sure background lies within 4 `radius` (else NaN: deep inside a large object nothing says what the
- * backdrop would be there), and the backdrop's own spread about that local colour (the RMS of its pixels'
- * differences to it, per channel, at least BACKDROP_NOISE levels): flat paper a level or two, gravel tens.
+ * The backdrop's local colour near the object (backgroundColour over the sure background, within about `radius`),
+ * where some sure background lies within 4 `radius` (elsewhere nothing says what the backdrop would be: deep
+ * inside a large object), and the backdrop's own spread about that local colour (the RMS of its pixels'
+ * differences to it near the object, per channel, at least BACKDROP_NOISE levels): flat paper a level or two,
+ * gravel tens. Worked out over the object's box widened by 5 `radius` only (`box`, in the image's pixels).
  */
 export interface LocalBackdrop {
   colour: RawPixels;
   reached: Uint8Array;
   spread: [number, number, number];
+  box: { left: number; top: number; width: number; height: number };
 }
 
-export function localBackdrop(image: RawPixels, bgSure: Uint8Array, radius: number): LocalBackdrop {
-  const { width, height, data, channels } = image;
-  const mask = new Uint8Array(bgSure.length);
-  for (let i = 0; i < mask.length; i++) mask[i] = bgSure[i] ? 0 : 255;
-  const colour = backgroundColour(image, mask, radius);
-  const reached = dilate(bgSure, width, height, 4 * radius);
+export function localBackdrop(image: RawPixels, bgSure: Uint8Array, object: Uint8Array, radius: number): LocalBackdrop {
+  const { data, channels } = image;
+  const box = objectBox(image, object, 5 * radius, Math.max(1, Math.floor(radius / 2)));
+  const { left, top, width, height } = box;
+  const pixels = new Uint8Array(width * height * 3);
+  const sure = new Uint8Array(width * height);
+  const mask = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (top + y) * image.width + left + x;
+      const o = y * width + x;
+      for (let c = 0; c < 3; c++) pixels[o * 3 + c] = data[i * channels + c];
+      sure[o] = bgSure[i] ? 1 : 0;
+      mask[o] = bgSure[i] ? 0 : 255;
+    }
+  }
+  const crop = { data: pixels, width, height, channels: 3 };
+  const colour = backgroundColour(crop, mask, radius);
+  const reached = dilate(sure, width, height, 4 * radius);
   const sx = colour.width / width;
   const sy = colour.height / height;
   const b = [0, 0, 0];
   const squares = [0, 0, 0];
   let count = 0;
   // a sample of the sure background near the object (about 20,000 pixels, on a fixed stride)
-  const near = dilate(invert(bgSure), width, height, radius);
-  const step = Math.max(1, Math.floor(bgSure.length / 200_000));
-  for (let i = 0; i < bgSure.length; i += step) {
-    if (!bgSure[i] || !near[i]) continue;
-    const x = i % width;
-    sampleBilinear(colour, (x + 0.5) * sx - 0.5, ((i - x) / width + 0.5) * sy - 0.5, b);
-    for (let c = 0; c < 3; c++) squares[c] += (data[i * channels + c] - b[c]) ** 2;
+  const near = dilate(invert(sure), width, height, radius);
+  const step = Math.max(1, Math.floor(sure.length / 200_000));
+  for (let o = 0; o < sure.length; o += step) {
+    if (!sure[o] || !near[o]) continue;
+    const x = o % width;
+    sampleBilinear(colour, (x + 0.5) * sx - 0.5, ((o - x) / width + 0.5) * sy - 0.5, b);
+    for (let c = 0; c < 3; c++) squares[c] += (pixels[o * 3 + c] - b[c]) ** 2;
     count++;
   }
   const spread = squares.map((sq) => Math.max(BACKDROP_NOISE, Math.sqrt(sq / Math.max(1, count)))) as [
@@ -127,7 +142,31 @@ export function localBackdrop(image: RawPixels, bgSure: Uint8Array, radius: numb
     number,
     number,
   ];
-  return { colour, reached, spread };
+  return { colour, reached, spread, box };
+}
+
+/** The box of `object`'s set pixels widened by `pad`, its corner on a multiple of `cell`; the image when none. */
+function objectBox(image: RawPixels, object: Uint8Array, pad: number, cell: number) {
+  const { width, height } = image;
+  let left = width;
+  let right = -1;
+  let top = height;
+  let bottom = -1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!object[i]) continue;
+      if (x < left) left = x;
+      if (x > right) right = x;
+      if (y < top) top = y;
+      bottom = y;
+    }
+  }
+  if (right < 0) return { left: 0, top: 0, width, height };
+  const x0 = Math.max(0, Math.floor((left - pad) / cell) * cell);
+  const y0 = Math.max(0, Math.floor((top - pad) / cell) * cell);
+  const x1 = Math.min(width, right + pad + 1);
+  const y1 = Math.min(height, bottom + pad + 1);
+  return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
 }
 
 /**
@@ -137,18 +176,19 @@ export function localBackdrop(image: RawPixels, bgSure: Uint8Array, radius: numb
  * not. Infinity when the backdrop reaches none of them.
  */
 function backdropShift(image: RawPixels, inside: number[], backdrop: LocalBackdrop): number {
-  const { width, height, data, channels } = image;
+  const { width, data, channels } = image;
   if (inside.length === 0) return Infinity;
-  const { colour, reached, spread } = backdrop;
-  const sx = colour.width / width;
-  const sy = colour.height / height;
+  const { colour, reached, spread, box } = backdrop;
+  const sx = colour.width / box.width;
+  const sy = colour.height / box.height;
   const b = [0, 0, 0];
   const offset = [0, 0, 0];
   let count = 0;
   for (const i of inside) {
-    if (!reached[i]) continue;
-    const x = i % width;
-    sampleBilinear(colour, (x + 0.5) * sx - 0.5, ((i - x) / width + 0.5) * sy - 0.5, b);
+    const x = (i % width) - box.left;
+    const y = Math.floor(i / width) - box.top;
+    if (x < 0 || y < 0 || x >= box.width || y >= box.height || !reached[y * box.width + x]) continue;
+    sampleBilinear(colour, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5, b);
     for (let c = 0; c < 3; c++) offset[c] += data[i * channels + c] - b[c];
     count++;
   }
