@@ -1,7 +1,7 @@
 import type { RawPixels } from '../workers/raw-pixels';
 import { backgroundColour, sampleBilinear } from './background-colour';
 import { flood8 } from './flood';
-import { dilate, erode, invert } from './morphology';
+import { dilate, erode, invert, maskBox } from './morphology';
 
 /**
  * Enclosed background: the parts of what the network marked that show the backdrop through the object (a ring's
@@ -105,7 +105,7 @@ export interface LocalBackdrop {
 
 export function localBackdrop(image: RawPixels, bgSure: Uint8Array, object: Uint8Array, radius: number): LocalBackdrop {
   const { data, channels } = image;
-  const box = objectBox(image, object, 5 * radius, Math.max(1, Math.floor(radius / 2)));
+  const box = maskBox(object, image.width, image.height, 5 * radius, Math.max(1, Math.floor(radius / 2)));
   const { left, top, width, height } = box;
   const pixels = new Uint8Array(width * height * 3);
   const sure = new Uint8Array(width * height);
@@ -143,30 +143,6 @@ export function localBackdrop(image: RawPixels, bgSure: Uint8Array, object: Uint
     number,
   ];
   return { colour, reached, spread, box };
-}
-
-/** The box of `object`'s set pixels widened by `pad`, its corner on a multiple of `cell`; the image when none. */
-function objectBox(image: RawPixels, object: Uint8Array, pad: number, cell: number) {
-  const { width, height } = image;
-  let left = width;
-  let right = -1;
-  let top = height;
-  let bottom = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      if (!object[i]) continue;
-      if (x < left) left = x;
-      if (x > right) right = x;
-      if (y < top) top = y;
-      bottom = y;
-    }
-  }
-  if (right < 0) return { left: 0, top: 0, width, height };
-  const x0 = Math.max(0, Math.floor((left - pad) / cell) * cell);
-  const y0 = Math.max(0, Math.floor((top - pad) / cell) * cell);
-  const x1 = Math.min(width, right + pad + 1);
-  const y1 = Math.min(height, bottom + pad + 1);
-  return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
 }
 
 /**

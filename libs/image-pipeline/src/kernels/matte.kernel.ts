@@ -4,6 +4,7 @@ import { refineEdges } from './edge-refine';
 import { flood8 } from './flood';
 import { backgroundColour, sampleBilinear } from './background-colour';
 import { guidedFilter, type Plane } from './guided-filter';
+import { setBox } from './morphology';
 import { recoverThinParts, THIN_PARTS } from './thin-parts';
 
 /** The contract's object categories (the Segmenter port's SegmentationCategory), as the kernel reads them. */
@@ -135,21 +136,7 @@ export function keepComponents(alpha: Uint8Array, width: number, height: number,
 
 /** The box of the pixels with alpha > SUPPORT_ALPHA, or undefined when there are none. */
 export function supportBox(alpha: RawPixels): PixelBox | undefined {
-  const { width, height, data } = alpha;
-  let left = width;
-  let right = -1;
-  let top = height;
-  let bottom = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0, at = y * width; x < width; x++, at++) {
-      if (data[at] <= SUPPORT_ALPHA) continue;
-      if (x < left) left = x;
-      if (x > right) right = x;
-      if (y < top) top = y;
-      bottom = y;
-    }
-  }
-  return right < 0 ? undefined : { left, top, width: right - left + 1, height: bottom - top + 1 };
+  return setBox(alpha.data, alpha.width, alpha.height, (value) => value > SUPPORT_ALPHA);
 }
 
 export interface DecontaminateKernelPayload {

@@ -20,6 +20,43 @@ export function erode(mask: Uint8Array, width: number, height: number, radius: n
   return grown;
 }
 
+/** The tight box of the pixels for which `isSet(value)` holds, or undefined when there are none. */
+export function setBox(
+  values: ArrayLike<number>,
+  width: number,
+  height: number,
+  isSet: (value: number) => boolean = (value) => value !== 0,
+): { left: number; top: number; width: number; height: number } | undefined {
+  let left = width;
+  let right = -1;
+  let top = height;
+  let bottom = -1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!isSet(values[i])) continue;
+      if (x < left) left = x;
+      if (x > right) right = x;
+      if (y < top) top = y;
+      bottom = y;
+    }
+  }
+  return right < 0 ? undefined : { left, top, width: right - left + 1, height: bottom - top + 1 };
+}
+
+/**
+ * The box of `mask`'s set pixels widened by `pad` (clipped to the image), its corner on a multiple of `align`
+ * (so that a grid of cells that size over the box lines up with the image's); the whole image when none is set.
+ */
+export function maskBox(mask: Uint8Array, width: number, height: number, pad: number, align = 1) {
+  const tight = setBox(mask, width, height);
+  if (!tight) return { left: 0, top: 0, width, height };
+  const x0 = Math.max(0, Math.floor((tight.left - pad) / align) * align);
+  const y0 = Math.max(0, Math.floor((tight.top - pad) / align) * align);
+  const x1 = Math.min(width, tight.left + tight.width + pad);
+  const y1 = Math.min(height, tight.top + tight.height + pad);
+  return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
+}
+
 /** 1 where `mask` is not set, else 0; a new mask. */
 export function invert(mask: Uint8Array): Uint8Array {
   const out = new Uint8Array(mask.length);
