@@ -86,7 +86,11 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const fgCost = new Float32Array(n);
   colourCosts(foreground, image, notBg, fgCost);
   const strands = nearAndUnlikeBackground(image, fixed, bgSure, prior, background, coarsePixel);
-  const holes = enclosedBackground(CUTOUT, image, notBg, fgSure, bgSure, typical, fgCost, bgCost, coarsePixel);
+  const holes = enclosedBackground(
+    image,
+    { tuning: CUTOUT, within: notBg, fgSure, bgSure, typical, fgCost, bgCost },
+    coarsePixel,
+  );
   const free = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     if (holes[i]) fixed[i] = 0;

@@ -19,22 +19,28 @@ export interface HoleTuning {
 }
 
 /**
+ * What the search reads, named (several masks of one type side by side): `within`, where holes are looked for (all
+ * but the sure background); the network's sure foreground and background; the pixels typical of the backdrop; each
+ * pixel's cost under the object's and the backdrop's colour models.
+ */
+export interface HoleInput {
+  tuning: HoleTuning;
+  within: Uint8Array;
+  fgSure: Uint8Array;
+  bgSure: Uint8Array;
+  typical: Uint8Array;
+  fgCost: Float32Array;
+  bgCost: Float32Array;
+}
+
+/**
  * The pixels of `within` (all but the sure background) to re-decide as possible enclosed background: connected
  * parts (8-connected, the sure foreground and the unsure band each on its own) of typical pixels the background
  * model explains better by tuning.holeMargin, at least `holeArea` square coarse pixels each, with the backdrop's
  * texture and mean colour, all of them together less than `holeShare` of `within`. 1 where re-decided.
  */
-export function enclosedBackground(
-  tuning: HoleTuning,
-  image: RawPixels,
-  within: Uint8Array,
-  fgSure: Uint8Array,
-  bgSure: Uint8Array,
-  typical: Uint8Array,
-  fgCost: Float32Array,
-  bgCost: Float32Array,
-  coarsePixel: number,
-): Uint8Array {
+export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePixel: number): Uint8Array {
+  const { tuning, within, fgSure, bgSure, typical, fgCost, bgCost } = input;
   const { width, height } = image;
   const n = width * height;
   const backgroundTexture = meanTexture(image, bgSure);
