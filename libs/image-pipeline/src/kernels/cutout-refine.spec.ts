@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RawPixels } from '../workers/raw-pixels';
+import { cropPixels, placePlane, type RawPixels } from '../workers/raw-pixels';
 import { refineCutout } from './cutout-refine';
 
 const SIZE = 160;
@@ -107,5 +107,44 @@ describe('refineCutout', () => {
     const rubber = mask((x, y) => radius(x, y) <= 61 && radius(x, y) >= 57);
     expect(share(alpha, between, (a) => a <= 25)).toBeGreaterThan(0.97);
     expect(share(alpha, rubber, (a) => a >= 230)).toBeGreaterThan(0.98);
+  });
+});
+
+describe('refineCutout on a crop', () => {
+  it('answers inside the box as it does on the whole image (the backdrop learned from all of it)', () => {
+    const ring = (x: number, y: number) => radius(x, y) <= 20 && radius(x, y) >= 11;
+    // a blue strip on the left the crop does not see, and a fleck of that blue beside the ring: foreign to a
+    // backdrop learned from the crop alone (the cut kept 11 of its pixels then), the backdrop's own colour here
+    const blue = (x: number, y: number) => x < 20 || (x >= 102 && x < 106 && y >= 78 && y < 82);
+    const picture = image((x, y) =>
+      ring(x, y) ? [230, 180 + 30 * Math.cos(x / 5), 60] : blue(x, y) ? [60, 90, 200] : gravel(x, y),
+    );
+    // the network unsure of a band around the ring, the fleck in it
+    const prior = mask((x, y) => radius(x, y) <= 26);
+    for (let i = 0; i < prior.length; i++) if (radius(i % SIZE, Math.floor(i / SIZE)) > 20 && prior[i]) prior[i] = 128;
+    const whole = refineCutout(picture, prior, 1);
+    // about the box the kernel would take: the object's widened by REFINE_REACH (48 at a coarse pixel of 1 here)
+    const box = { left: 28, top: 2, width: 130, height: 156 };
+    const part = refineCutout(
+      cropPixels(picture, box),
+      cropPixels({ ...picture, data: prior, channels: 1 }, box).data,
+      1,
+      {
+        image: picture,
+        box,
+      },
+    );
+    const placed = placePlane(
+      { data: part, width: box.width, height: box.height, channels: 1 },
+      box.left,
+      box.top,
+      SIZE,
+      SIZE,
+    );
+    let differ = 0;
+    for (let i = 0; i < whole.length; i++) if (Math.abs(whole[i] - placed[i]) > 2) differ++;
+    expect(differ).toBe(0);
+    const hole = mask((x, y) => radius(x, y) < 8);
+    expect(share(whole, hole, (a) => a <= 25)).toBeGreaterThan(0.99);
   });
 });

@@ -1,9 +1,9 @@
-import type { RawPixels } from '../workers/raw-pixels';
+import { placePlane, type RawPixels } from '../workers/raw-pixels';
 import { solveAlpha } from './alpha-matting';
 import { colourCost, colourCosts, fitColourModel, type ColourModel } from './colour-model';
 import { cutGrid } from './graph-cut';
 import { dilate, erode, invert } from './morphology';
-import { enclosedBackground } from './enclosed-background';
+import { enclosedBackground, meanTexture } from './enclosed-background';
 import { unmixStrands } from './strand-unmix';
 
 /**
@@ -53,6 +53,23 @@ export const CUTOUT = {
   reach: 40,
 } as const;
 
+/**
+ * How far from the network's object (in coarse pixels) the refinement looks: strands within `reach`, the
+ * backdrop's ring and its local colour within `around` and five of them beyond. matte.kernel.ts works on the
+ * object's box widened by this much.
+ */
+export const REFINE_REACH = CUTOUT.reach + CUTOUT.around;
+
+/**
+ * Where a crop that refineCutout works on lies in the whole image (matte.kernel.ts's work box). Outside the box
+ * all is sure background, and the backdrop's statistics (its colour model, what is typical of it, its texture) are
+ * the whole image's, so the answer does not depend on the box.
+ */
+export interface CropOf {
+  image: RawPixels;
+  box: { left: number; top: number; width: number; height: number };
+}
+
 const FG = 1;
 const BG = 2;
 
@@ -60,7 +77,7 @@ const BG = 2;
  * The prior alpha (0..255, the guided filter's) re-decided with colour models and a graph cut, holes included,
  * then matted in a band around the cut's outline. `image`: 3 channels at the working size. Returns a new alpha.
  */
-export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: number): Uint8Array {
+export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: number, crop?: CropOf): Uint8Array {
   const { width, height } = image;
   const n = width * height;
   const border = Math.max(1, Math.round(CUTOUT.erode * coarsePixel));
@@ -71,7 +88,8 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
     fgSure[i] = fixed[i] === FG ? 1 : 0;
     bgSure[i] = fixed[i] === BG ? 1 : 0;
   }
-  const background = fitColourModel(image, bgSure, CUTOUT.components, CUTOUT.samples);
+  const backdrop = wholeBackdrop(image, bgSure, crop);
+  const background = fitColourModel(backdrop.image, backdrop.bgSure, CUTOUT.components, CUTOUT.samples);
   if (!background) return prior;
   const bgCost = new Float32Array(n);
   // what counts as the background inside the object is the background just around it (a ring's gravel), not a
@@ -80,15 +98,25 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const around = backgroundAround(notBg, bgSure, width, height, Math.max(1, Math.round(CUTOUT.around * coarsePixel)));
   const local = fitColourModel(image, around, CUTOUT.components, CUTOUT.samples) ?? background;
   colourCosts(local, image, notBg, bgCost);
-  const typical = belowLimit(bgCost, notBg, typicalLimit(local, image, around));
+  const typical = belowLimit(bgCost, notBg, typicalLimit(local, image, around, crop));
   const foreground = foregroundModel(image, fgSure, backdropInObject(typical, fgSure, width, height, coarsePixel));
   if (!foreground) return prior;
   const fgCost = new Float32Array(n);
   colourCosts(foreground, image, notBg, fgCost);
-  const strands = nearAndUnlikeBackground(image, fixed, bgSure, prior, background, coarsePixel);
+  const strandLimit = typicalLimit(background, backdrop.image, backdrop.bgSure);
+  const strands = nearAndUnlikeBackground(image, fixed, prior, background, strandLimit, coarsePixel);
   const holes = enclosedBackground(
     image,
-    { tuning: CUTOUT, within: notBg, fgSure, bgSure, typical, fgCost, bgCost },
+    {
+      tuning: CUTOUT,
+      within: notBg,
+      fgSure,
+      bgSure,
+      typical,
+      fgCost,
+      bgCost,
+      backdropTexture: meanTexture(backdrop.image, backdrop.bgSure),
+    },
     coarsePixel,
   );
   const free = new Uint8Array(n);
@@ -114,6 +142,14 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const objectColours = fitColourModel(image, fgSure, CUTOUT.components, CUTOUT.samples) ?? foreground;
   unmixStrands(image, alpha, strands, bgSure, objectColours, coarsePixel);
   return alpha;
+}
+
+/** The image the backdrop is learned from and its sure background: the whole one's (all outside the box) for a crop. */
+function wholeBackdrop(image: RawPixels, bgSure: Uint8Array, crop?: CropOf) {
+  if (!crop) return { image, bgSure };
+  const { box, image: whole } = crop;
+  const part = { data: bgSure, width: box.width, height: box.height, channels: 1 };
+  return { image: whole, bgSure: placePlane(part, box.left, box.top, whole.width, whole.height, 1) };
 }
 
 /** The sure background within `reach` pixels of the object (`object`: all but the sure background). */
@@ -191,14 +227,20 @@ function objectModel(image: RawPixels, fgSure: Uint8Array, holes: Uint8Array): C
  * The cost a colour typical of the background stays within: the `CUTOUT.typical` quantile of the background
  * model's cost over the pixels `select` picks (a sample of about 50,000). A colour within it is as usual there
  * as the background's own (the gravel inside a ring), not merely nearer the background's colours than a
- * foreground model that lacks it (the white band of a white product).
+ * foreground model that lacks it (the white band of a white product). The sample is every so many pixels of the
+ * whole image (`crop`: where `image` lies in it), so a crop of it gives the same sample, and the same quantile.
  */
-function typicalLimit(model: ColourModel, image: RawPixels, select: Uint8Array): number {
-  const { data, channels } = image;
-  const stride = Math.max(1, Math.floor(select.length / 50_000));
+function typicalLimit(model: ColourModel, image: RawPixels, select: Uint8Array, crop?: CropOf): number {
+  const { data, channels, width, height } = image;
+  const whole = crop?.image ?? image;
+  const { left, top } = crop?.box ?? { left: 0, top: 0 };
+  const stride = Math.max(1, Math.floor((whole.width * whole.height) / 50_000));
   const sample: number[] = [];
-  for (let i = 0; i < select.length; i += stride) {
-    if (select[i]) sample.push(colourCost(model, data[i * channels], data[i * channels + 1], data[i * channels + 2]));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width, at = (top + y) * whole.width + left; x < width; x++, i++, at++) {
+      if (!select[i] || at % stride !== 0) continue;
+      sample.push(colourCost(model, data[i * channels], data[i * channels + 1], data[i * channels + 2]));
+    }
   }
   if (sample.length === 0) return -Infinity;
   sample.sort((a, b) => a - b);
@@ -253,14 +295,14 @@ function bandTrimap(
 /**
  * The pixels near the object (within `reach` coarse pixels of the network's object, not sure foreground) whose
  * colour is not typical of the background: where strands of hair, fur or threads the network missed may lie
- * over the backdrop. 1 where so; unmixStrands decides their alpha.
+ * over the backdrop (a cost under the background model above `limit`). 1 where so; unmixStrands decides their alpha.
  */
 function nearAndUnlikeBackground(
   image: RawPixels,
   fixed: Uint8Array,
-  bgSure: Uint8Array,
   prior: Uint8Array,
   background: ColourModel,
+  limit: number,
   coarsePixel: number,
 ): Uint8Array {
   const { width, height } = image;
@@ -272,7 +314,6 @@ function nearAndUnlikeBackground(
   for (let i = 0; i < n; i++) where[i] = fixed[i] !== FG && near[i] ? 1 : 0;
   const bgCost = new Float32Array(n);
   colourCosts(background, image, where, bgCost);
-  const limit = typicalLimit(background, image, bgSure);
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) if (where[i] && bgCost[i] > limit) out[i] = 1;
   return out;

@@ -21,7 +21,8 @@ export interface HoleTuning {
 /**
  * What the search reads, named (several masks of one type side by side): `within`, where holes are looked for (all
  * but the sure background); the network's sure foreground and background; the pixels typical of the backdrop; each
- * pixel's cost under the object's and the backdrop's colour models.
+ * pixel's cost under the object's and the backdrop's colour models; the backdrop's mean texture ({@link meanTexture}
+ * of the whole image's sure background).
  */
 export interface HoleInput {
   tuning: HoleTuning;
@@ -31,6 +32,7 @@ export interface HoleInput {
   typical: Uint8Array;
   fgCost: Float32Array;
   bgCost: Float32Array;
+  backdropTexture: number;
 }
 
 /**
@@ -40,10 +42,9 @@ export interface HoleInput {
  * texture and mean colour, all of them together less than `holeShare` of `within`. 1 where re-decided.
  */
 export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePixel: number): Uint8Array {
-  const { tuning, within, fgSure, bgSure, typical, fgCost, bgCost } = input;
+  const { tuning, within, fgSure, bgSure, typical, fgCost, bgCost, backdropTexture } = input;
   const { width, height } = image;
   const n = width * height;
-  const backgroundTexture = meanTexture(image, bgSure);
   const candidate = new Uint8Array(n);
   let object = 0;
   for (let i = 0; i < n; i++) {
@@ -81,7 +82,7 @@ export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePix
     if (seeds < minArea) continue;
     // the texture of the candidates' own inside (not across the edges of the stems around them)
     const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
-    if (!sameTexture(meanTexture(image, inside), backgroundTexture, tuning.textureRatio)) continue;
+    if (!sameTexture(meanTexture(image, inside), backdropTexture, tuning.textureRatio)) continue;
     // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
     backdrop ??= localBackdrop(image, bgSure, within, Math.max(1, Math.round(tuning.around * coarsePixel)));
     if (backdropShift(image, inside, backdrop) > tuning.backdropShift) continue;
@@ -185,7 +186,7 @@ const BACKDROP_NOISE = 2;
  * The mean local contrast of `image` over the pixels `where` selects (a mask, or a list of pixel indices): the sum
  * over channels of the absolute differences to the right and lower neighbours.
  */
-function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
+export function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
   const { data, width, height, channels } = image;
   let sum = 0;
   let count = 0;

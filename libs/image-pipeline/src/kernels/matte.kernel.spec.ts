@@ -97,6 +97,36 @@ describe('guidedFilter', () => {
   });
 });
 
+describe('matteKernel on a small object', () => {
+  it('works on the box around it and places the answer where the object is', () => {
+    // a 40 px disc at (520, 300) on 640 x 400: its box widened by the refinement's reach is under a third of the
+    // image, so only that part is worked on
+    const width = 640;
+    const height = 400;
+    const inside = (x: number, y: number) => Math.hypot(x - 520, y - 300) <= 40;
+    const image = rgb(width, height, (x, y) => (inside(x, y) ? [200, 60, 40] : [30 + (x % 7), 120, 150]));
+    const coarse = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) coarse[y * width + x] = inside(x, y) ? 255 : 0;
+    const { alpha, box } = matteKernel({
+      image,
+      coarse: { data: coarse, width, height, channels: 1 },
+      category: 'products',
+      largestOnly: false,
+      coarsePixel: 1,
+    });
+    let wrong = 0;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const d = Math.hypot(x - 520, y - 300);
+        const a = alpha.data[y * width + x];
+        if ((d < 38 && a < 250) || (d > 42 && a > 0)) wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
+    expect(box).toEqual({ left: 480, top: 260, width: 81, height: 81 });
+  });
+});
+
 describe('decontamination', () => {
   const object = [200, 40, 30];
   const tint = [40, 90, 220];

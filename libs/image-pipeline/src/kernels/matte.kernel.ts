@@ -1,10 +1,10 @@
-import type { RawPixels } from '../workers/raw-pixels';
-import { refineCutout } from './cutout-refine';
+import { cropPixels, placePlane, type RawPixels } from '../workers/raw-pixels';
+import { REFINE_REACH, refineCutout } from './cutout-refine';
 import { refineEdges } from './edge-refine';
 import { flood8 } from './flood';
 import { backgroundColour, sampleBilinear } from './background-colour';
 import { guidedFilter, type Plane } from './guided-filter';
-import { setBox } from './morphology';
+import { padBox, setBox } from './morphology';
 import { recoverThinParts, THIN_PARTS } from './thin-parts';
 
 /** The contract's object categories (the Segmenter port's SegmentationCategory), as the kernel reads them. */
@@ -67,31 +67,58 @@ export interface MatteResult {
   box?: PixelBox;
 }
 
-/** Refines the coarse mask at the working size (thin parts, guided filter, contrast band, component filter). */
+/**
+ * Refines the coarse mask at the working size (thin parts, guided filter, contrast band, colour refinement,
+ * component filter), on the part of the image around the object only ({@link workBox}).
+ */
 export function matteKernel(payload: MatteKernelPayload): MatteResult {
-  const { image, coarse, category } = payload;
-  const { width, height } = image;
+  const { category, coarsePixel } = payload;
+  const { width, height } = payload.image;
   const tuning = MATTE_TUNING[category];
-  const radius = Math.max(1, Math.round(tuning.radius * payload.coarsePixel));
-  const guide = channelPlanes(image);
-  const mask = { data: new Float32Array(width * height), width, height };
-  for (let i = 0; i < mask.data.length; i++) mask.data[i] = coarse.data[i] / 255;
-  const recovered = recoverThinParts(mask, Math.max(1, Math.round(THIN_PARTS.radius * payload.coarsePixel)));
+  const radius = Math.max(1, Math.round(tuning.radius * coarsePixel));
   // coefficients fitted on blocks of a third of the window: about 9 times less work, edges as sharp
-  const q = guidedFilter(guide, recovered, radius, tuning.eps, Math.max(1, Math.round(radius / 3)));
-  const prior = new Uint8Array(width * height);
+  const step = Math.max(1, Math.round(radius / 3));
+  const box = workBox(payload.coarse, coarsePixel, radius, step);
+  const image = box ? cropPixels(payload.image, box) : payload.image;
+  const coarse = box ? cropPixels(payload.coarse, box) : payload.coarse;
+  const n = image.width * image.height;
+  const guide = channelPlanes(image);
+  const mask = { data: new Float32Array(n), width: image.width, height: image.height };
+  for (let i = 0; i < n; i++) mask.data[i] = coarse.data[i] / 255;
+  const recovered = recoverThinParts(mask, Math.max(1, Math.round(THIN_PARTS.radius * coarsePixel)));
+  const q = guidedFilter(guide, recovered, radius, tuning.eps, step);
+  const prior = new Uint8Array(n);
   const span = tuning.high - tuning.low;
-  for (let i = 0; i < prior.length; i++) {
-    prior[i] = Math.round(255 * Math.min(1, Math.max(0, (q.data[i] - tuning.low) / span)));
-  }
-  const alpha = refineCutout(image, prior, payload.coarsePixel);
-  keepComponents(alpha, width, height, payload.largestOnly ? 1 : tuning.minShare);
+  for (let i = 0; i < n; i++) prior[i] = Math.round(255 * Math.min(1, Math.max(0, (q.data[i] - tuning.low) / span)));
+  const refined = refineCutout(image, prior, coarsePixel, box && { image: payload.image, box });
+  keepComponents(refined, image.width, image.height, payload.largestOnly ? 1 : tuning.minShare);
+  const alpha = box ? placePlane({ ...image, data: refined, channels: 1 }, box.left, box.top, width, height) : refined;
   const alphaPixels = { data: alpha, width, height, channels: 1 };
   return {
     alpha: alphaPixels,
-    background: backgroundColour(image, alpha, radius * 2),
+    background: backgroundColour(payload.image, alpha, radius * 2),
     box: supportBox(alphaPixels),
   };
+}
+
+/** Share of the image above which the matte is worked out on all of it rather than on {@link workBox}. */
+const WHOLE_SHARE = 0.8;
+
+/**
+ * The part of the image the matte is worked out on: where the model's mask is above THIN_PARTS.weak (nothing
+ * outside it can become object: the guided filter of a mask that low stays under every category's `low`),
+ * widened by what the refinement looks at around the object (REFINE_REACH, thin parts' two radii) and the guided
+ * filter's window, its corner on the filter's block grid (`step`). Undefined when there is no such pixel or the
+ * box is most of the image: then the whole image is worked on. Everything outside the box is background.
+ */
+function workBox(coarse: RawPixels, coarsePixel: number, radius: number, step: number): PixelBox | undefined {
+  const { width, height } = coarse;
+  const weak = Math.floor(THIN_PARTS.weak * 255);
+  const tight = setBox(coarse.data, width, height, (value) => value > weak);
+  if (!tight) return undefined;
+  const pad = Math.ceil((REFINE_REACH + 2 * THIN_PARTS.radius) * coarsePixel) + 2 * radius;
+  const box = padBox(tight, width, height, pad, step);
+  return box.width * box.height > WHOLE_SHARE * width * height ? undefined : box;
 }
 
 /** The three channels of an sRGB image as planes, 0..1. */

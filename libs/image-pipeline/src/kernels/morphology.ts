@@ -1,15 +1,15 @@
 /**
  * Binary morphology on masks (1 byte a pixel, non-zero = set): the dilation by a square window, separable, in two
  * passes per line that track the distance to the nearest set pixel on each side, so the work per pixel is constant
- * whatever the radius and nothing is allocated per line.
+ * whatever the radius and nothing is allocated per line; columns are swept a row at a time, in memory order.
  */
 
 /** 1 where a set pixel of `mask` lies within `radius` pixels (a (2r+1)-square window), else 0; a new mask. */
 export function dilate(mask: Uint8Array, width: number, height: number, radius: number): Uint8Array {
   const rows = new Uint8Array(width * height);
-  for (let y = 0; y < height; y++) dilateLine(mask, rows, y * width, 1, width, radius);
+  for (let y = 0; y < height; y++) dilateLine(mask, rows, y * width, width, radius);
   const out = new Uint8Array(width * height);
-  for (let x = 0; x < width; x++) dilateLine(rows, out, x, width, height, radius);
+  dilateColumns(rows, out, width, height, radius);
   return out;
 }
 
@@ -49,11 +49,21 @@ export function setBox(
  */
 export function maskBox(mask: Uint8Array, width: number, height: number, pad: number, align = 1) {
   const tight = setBox(mask, width, height);
-  if (!tight) return { left: 0, top: 0, width, height };
-  const x0 = Math.max(0, Math.floor((tight.left - pad) / align) * align);
-  const y0 = Math.max(0, Math.floor((tight.top - pad) / align) * align);
-  const x1 = Math.min(width, tight.left + tight.width + pad);
-  const y1 = Math.min(height, tight.top + tight.height + pad);
+  return tight ? padBox(tight, width, height, pad, align) : { left: 0, top: 0, width, height };
+}
+
+/** `box` widened by `pad` on every side and clipped to `width` x `height`, its corner on a multiple of `align`. */
+export function padBox(
+  box: { left: number; top: number; width: number; height: number },
+  width: number,
+  height: number,
+  pad: number,
+  align = 1,
+) {
+  const x0 = Math.max(0, Math.floor((box.left - pad) / align) * align);
+  const y0 = Math.max(0, Math.floor((box.top - pad) / align) * align);
+  const x1 = Math.min(width, box.left + box.width + pad);
+  const y1 = Math.min(height, box.top + box.height + pad);
   return { left: x0, top: y0, width: x1 - x0, height: y1 - y0 };
 }
 
@@ -64,16 +74,37 @@ export function invert(mask: Uint8Array): Uint8Array {
   return out;
 }
 
-/** One line (`length` pixels from `start`, `step` apart) of `src` dilated by `radius` into `dst`. */
-function dilateLine(src: Uint8Array, dst: Uint8Array, start: number, step: number, length: number, radius: number) {
+/** One row (`length` pixels from `start`) of `src` dilated by `radius` into `dst`. */
+function dilateLine(src: Uint8Array, dst: Uint8Array, start: number, length: number, radius: number) {
   let since = radius + 1;
-  for (let i = 0, at = start; i < length; i++, at += step) {
+  for (let at = start, end = start + length; at < end; at++) {
     since = src[at] ? 0 : since + 1;
     dst[at] = since <= radius ? 1 : 0;
   }
   since = radius + 1;
-  for (let i = length - 1, at = start + (length - 1) * step; i >= 0; i--, at -= step) {
+  for (let at = start + length - 1; at >= start; at--) {
     since = src[at] ? 0 : since + 1;
     if (since <= radius) dst[at] = 1;
+  }
+}
+
+/**
+ * Every column of `src` dilated by `radius` into `dst`, swept a row at a time (down, then up) with each column's
+ * distance to its nearest set pixel: the memory is read in order, not a column's stride apart.
+ */
+function dilateColumns(src: Uint8Array, dst: Uint8Array, width: number, height: number, radius: number) {
+  const since = new Int32Array(width).fill(radius + 1);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, at = y * width; x < width; x++, at++) {
+      since[x] = src[at] ? 0 : since[x] + 1;
+      dst[at] = since[x] <= radius ? 1 : 0;
+    }
+  }
+  since.fill(radius + 1);
+  for (let y = height - 1; y >= 0; y--) {
+    for (let x = 0, at = y * width; x < width; x++, at++) {
+      since[x] = src[at] ? 0 : since[x] + 1;
+      if (since[x] <= radius) dst[at] = 1;
+    }
   }
 }

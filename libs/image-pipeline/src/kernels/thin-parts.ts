@@ -1,4 +1,5 @@
 import { flood8 } from './flood';
+import { dilate } from './morphology';
 import type { Plane } from './guided-filter';
 
 /**
@@ -20,7 +21,7 @@ export const THIN_PARTS = { weak: 0.05, strong: 0.6, radius: 2, floor: 0.08 } as
 /** The faint parts of `mask` (0..1) that hang on to its solid body, raised to full strength (a new plane). */
 export function recoverThinParts(mask: Plane, radius: number): Plane {
   const { width, height, data } = mask;
-  const attached = new Float32Array(width * height);
+  const attached = new Uint8Array(width * height);
   const stack = new Int32Array(width * height);
   let top = 0;
   for (let i = 0; i < data.length; i++) {
@@ -34,7 +35,7 @@ export function recoverThinParts(mask: Plane, radius: number): Plane {
     attached[next] = 1;
     return true;
   });
-  const near = maxFilter({ data: attached, width, height }, radius).data;
+  const near = dilate(attached, width, height, radius);
   const peak = maxFilter(mask, radius).data;
   // the body's own rim: a ramp from the body to nothing spans about two radii
   const body = maxFilter(mask, 2 * radius).data;
@@ -48,44 +49,68 @@ export function recoverThinParts(mask: Plane, radius: number): Plane {
 
 /**
  * The largest value within `radius` pixels (a square window) of each pixel, for values >= 0 (outside the
- * image counts as 0). Separable, and constant work per pixel whatever the radius (van Herk / Gil-Werman).
+ * image counts as 0). Separable, and constant work per pixel whatever the radius (van Herk / Gil-Werman): the
+ * running maxima of blocks of 2r + 1 from each side. The columns are worked on in strips of `STRIP`, a row of the
+ * strip at a time, so memory is read in order.
  */
 export function maxFilter(plane: Plane, radius: number): Plane {
-  const { width, height } = plane;
+  const { width, height, data } = plane;
+  const size = 2 * radius + 1;
   const rows = new Float32Array(width * height);
-  const out = new Float32Array(width * height);
-  const line = new Float32Array(Math.max(width, height));
-  const result = new Float32Array(Math.max(width, height));
-  const padded = Math.max(width, height) + 2 * radius;
-  const scratch = { prefix: new Float32Array(padded), suffix: new Float32Array(padded) };
+  const span = width + 2 * radius;
+  const padded = new Float32Array(span);
+  const prefix = new Float32Array(span);
+  const suffix = new Float32Array(span);
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) line[x] = plane.data[y * width + x];
-    maxLine(line, width, radius, result, scratch);
-    for (let x = 0; x < width; x++) rows[y * width + x] = result[x];
+    padded.set(data.subarray(y * width, (y + 1) * width), radius);
+    blockMaxima(padded, span, size, 1, prefix, suffix);
+    for (let x = 0, at = y * width; x < width; x++, at++) rows[at] = Math.max(suffix[x], prefix[x + size - 1]);
   }
-  for (let x = 0; x < width; x++) {
-    for (let y = 0; y < height; y++) line[y] = rows[y * width + x];
-    maxLine(line, height, radius, result, scratch);
-    for (let y = 0; y < height; y++) out[y * width + x] = result[y];
+  const out = new Float32Array(width * height);
+  const length = height + 2 * radius;
+  const strip = new Float32Array(length * STRIP);
+  const stripPrefix = new Float32Array(length * STRIP);
+  const stripSuffix = new Float32Array(length * STRIP);
+  for (let x0 = 0; x0 < width; x0 += STRIP) {
+    const w = Math.min(STRIP, width - x0);
+    for (let y = 0; y < height; y++) strip.set(rows.subarray(y * width + x0, y * width + x0 + w), (y + radius) * STRIP);
+    blockMaxima(strip, length, size, STRIP, stripPrefix, stripSuffix);
+    for (let y = 0; y < height; y++) {
+      const low = y * STRIP;
+      const high = (y + size - 1) * STRIP;
+      for (let c = 0, at = y * width + x0; c < w; c++, at++)
+        out[at] = Math.max(stripSuffix[low + c], stripPrefix[high + c]);
+    }
   }
   return { data: out, width, height };
 }
 
-/** One line's running maximum over [i - radius, i + radius]: prefix and suffix maxima within blocks. */
-function maxLine(
+/** Columns of a strip: the max filter's vertical pass works on `STRIP` columns at once. */
+const STRIP = 64;
+
+/**
+ * The running maxima of `values` (`length` lines of `lanes` values each, lane-interleaved) within blocks of
+ * `size` lines: `prefix` from each block's start, `suffix` from its end. The window of 2r + 1 lines that starts
+ * at line i has the maximum max(suffix[i], prefix[i + size - 1]).
+ */
+function blockMaxima(
   values: Float32Array,
   length: number,
-  radius: number,
-  out: Float32Array,
-  { prefix, suffix }: { prefix: Float32Array; suffix: Float32Array },
+  size: number,
+  lanes: number,
+  prefix: Float32Array,
+  suffix: Float32Array,
 ): void {
-  const size = 2 * radius + 1;
-  const padded = length + 2 * radius;
-  const at = (i: number) => (i >= radius && i < radius + length ? values[i - radius] : 0);
-  for (let i = 0; i < padded; i++) prefix[i] = i % size === 0 ? at(i) : Math.max(prefix[i - 1], at(i));
-  for (let i = padded - 1; i >= 0; i--) {
-    suffix[i] = i % size === size - 1 || i === padded - 1 ? at(i) : Math.max(suffix[i + 1], at(i));
+  for (let start = 0; start < length; start += size) {
+    const end = Math.min(start + size, length);
+    for (let c = 0; c < lanes; c++) prefix[start * lanes + c] = values[start * lanes + c];
+    for (let i = start + 1; i < end; i++) {
+      for (let c = 0, at = i * lanes; c < lanes; c++, at++) prefix[at] = Math.max(prefix[at - lanes], values[at]);
+    }
+    const last = (end - 1) * lanes;
+    for (let c = 0; c < lanes; c++) suffix[last + c] = values[last + c];
+    for (let i = end - 2; i >= start; i--) {
+      for (let c = 0, at = i * lanes; c < lanes; c++, at++) suffix[at] = Math.max(suffix[at + lanes], values[at]);
+    }
   }
-  // the window of output i is padded [i, i + size - 1]
-  for (let i = 0; i < length; i++) out[i] = Math.max(suffix[i], prefix[i + size - 1]);
 }
