@@ -3,8 +3,8 @@ import { solveAlpha } from './alpha-matting';
 import { colourCost, colourCosts, fitColourModel, type ColourModel } from './colour-model';
 import { cutGrid } from './graph-cut';
 import { dilate, erode, invert } from './morphology';
-import { enclosedBackground, meanTexture } from './enclosed-background';
-import { unmixStrands } from './strand-unmix';
+import { enclosedBackground, meanTexture, medianTexture } from './enclosed-background';
+import { STRANDS, unmixStrands } from './strand-unmix';
 
 /**
  * How the network's mask is re-decided with the image's colours (matte.kernel.ts calls {@link refineCutout} on
@@ -29,7 +29,8 @@ import { unmixStrands } from './strand-unmix';
  * - `reach`: strands the network missed (hair, fur, threads over the backdrop) are looked for within `reach` of
  *   the object, where a pixel's colour is not typical of the background; strand-unmix.ts gives them alpha. 40, not
  *   20: the composite set's base group 0.968 -> 0.972. Following strands further along such pixels (to 120) found
- *   specks of a busy backdrop's colours on the bench's bottle scene, and was dropped.
+ *   specks of a busy backdrop's colours on the bench's bottle scene; past `reach` they are followed only along
+ *   pixels that unmix as strands, and only on a plain backdrop (STRANDS.plainTexture).
  */
 export const CUTOUT = {
   sure: 0.97,
@@ -105,6 +106,7 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   colourCosts(foreground, image, notBg, fgCost);
   const strandLimit = typicalLimit(background, backdrop.image, backdrop.bgSure);
   const strands = nearAndUnlikeBackground(image, fixed, prior, background, strandLimit, coarsePixel);
+  const backdropTexture = meanTexture(backdrop.image, backdrop.bgSure);
   const holes = enclosedBackground(
     image,
     {
@@ -115,7 +117,7 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
       typical,
       fgCost,
       bgCost,
-      backdropTexture: meanTexture(backdrop.image, backdrop.bgSure),
+      backdropTexture,
     },
     coarsePixel,
   );
@@ -140,7 +142,13 @@ export function refineCutout(image: RawPixels, prior: Uint8Array, coarsePixel: n
   const alpha = solveAlpha(image, bandTrimap(cut, prior, strands, width, height, coarsePixel), band);
   // strands are unmixed towards all the sure object's colours: a stool's leg shares some with the brick behind it
   const objectColours = fitColourModel(image, fgSure, CUTOUT.components, CUTOUT.samples) ?? foreground;
-  unmixStrands(image, alpha, strands, bgSure, objectColours, coarsePixel);
+  unmixStrands(
+    image,
+    alpha,
+    { where: strands, bgSure, follow: medianTexture(backdrop.image, backdrop.bgSure) <= STRANDS.plainTexture },
+    objectColours,
+    coarsePixel,
+  );
   return alpha;
 }
 

@@ -187,21 +187,50 @@ const BACKDROP_NOISE = 2;
  * over channels of the absolute differences to the right and lower neighbours.
  */
 export function meanTexture(image: RawPixels, where: Uint8Array | number[]): number {
-  const { data, width, height, channels } = image;
   let sum = 0;
   let count = 0;
+  forTexture(image, where, (contrast) => {
+    sum += contrast;
+    count++;
+  });
+  return count === 0 ? 0 : sum / count;
+}
+
+/**
+ * The median of the local contrast {@link meanTexture} averages: the texture of most of the pixels `where`
+ * selects, which a minority of others (strands of hair over a plain wall) does not move.
+ */
+export function medianTexture(image: RawPixels, where: Uint8Array): number {
+  const histogram = new Uint32Array(6 * 255 + 1);
+  let count = 0;
+  forTexture(image, where, (contrast) => {
+    histogram[contrast]++;
+    count++;
+  });
+  let seen = 0;
+  for (let value = 0; value < histogram.length; value++) {
+    seen += histogram[value];
+    if (seen * 2 >= count && count > 0) return value;
+  }
+  return 0;
+}
+
+/** Calls `each` with the local contrast of every pixel `where` selects that has a right and a lower neighbour. */
+function forTexture(image: RawPixels, where: Uint8Array | number[], each: (contrast: number) => void): void {
+  const { data, width, height, channels } = image;
   const add = (i: number) => {
     const x = i % width;
     if (x + 1 >= width || i + width >= width * height) return;
     const p = i * channels;
+    let contrast = 0;
     for (let c = 0; c < 3; c++) {
-      sum += Math.abs(data[p + c] - data[p + channels + c]) + Math.abs(data[p + c] - data[p + width * channels + c]);
+      contrast +=
+        Math.abs(data[p + c] - data[p + channels + c]) + Math.abs(data[p + c] - data[p + width * channels + c]);
     }
-    count++;
+    each(contrast);
   };
   if (Array.isArray(where)) for (const i of where) add(i);
   else for (let i = 0; i < where.length; i++) if (where[i]) add(i);
-  return count === 0 ? 0 : sum / count;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { cropPixels, placePlane, type RawPixels } from '../workers/raw-pixels';
+import { dropDefocused } from './defocus';
 import { REFINE_REACH, refineCutout } from './cutout-refine';
 import { refineEdges } from './edge-refine';
 import { flood8 } from './flood';
@@ -68,8 +69,9 @@ export interface MatteResult {
 }
 
 /**
- * Refines the coarse mask at the working size (thin parts, guided filter, contrast band, colour refinement,
- * component filter), on the part of the image around the object only ({@link workBox}).
+ * Refines the coarse mask at the working size (thin parts, guided filter, contrast band, out-of-focus backdrop
+ * dropped (defocus.ts), colour refinement, component filter), on the part of the image around the object only
+ * ({@link workBox}).
  */
 export function matteKernel(payload: MatteKernelPayload): MatteResult {
   const { category, coarsePixel } = payload;
@@ -90,6 +92,7 @@ export function matteKernel(payload: MatteKernelPayload): MatteResult {
   const prior = new Uint8Array(n);
   const span = tuning.high - tuning.low;
   for (let i = 0; i < n; i++) prior[i] = Math.round(255 * Math.min(1, Math.max(0, (q.data[i] - tuning.low) / span)));
+  dropDefocused(image, prior, coarsePixel);
   const refined = refineCutout(image, prior, coarsePixel, box && { image: payload.image, box });
   keepComponents(refined, image.width, image.height, payload.largestOnly ? 1 : tuning.minShare);
   const alpha = box ? placePlane({ ...image, data: refined, channels: 1 }, box.left, box.top, width, height) : refined;
