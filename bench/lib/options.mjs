@@ -76,6 +76,9 @@ const USAGE = `node bench/run.mjs [options]
                          default 5,3)
   --no-imgly             vision suite without its reference (@imgly/background-removal-node, AGPL-3.0, which
                          the bench otherwise installs into bench/.vendor/imgly on first use)
+  --vision-before=PATH   vision suite: the removal rows also on another build (its dist/apps/api/src/main.js,
+                         e.g. the code before issue 26, e888377), each scene's right after this build's: issue
+                         26's time targets then read the ratio measured in the run
   --quick                a few requests per cell, 24 and 72 batch items, one request per vision row and three
                          composites (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
@@ -122,6 +125,7 @@ export function readOptions(argv) {
         'edit-rounds': { type: 'string', default: '1' },
         'vision-runs': { type: 'string' },
         'no-imgly': { type: 'boolean', default: false },
+        'vision-before': { type: 'string' },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
@@ -207,9 +211,13 @@ export function readOptions(argv) {
   };
 }
 
-/** The vision suite's plan: --quick or full, `--vision-runs=N[,M]`, `--no-imgly`. */
+/** The vision suite's plan: --quick or full, `--vision-runs=N[,M]`, `--no-imgly`, `--vision-before=PATH`. */
 function visionPlan(values) {
-  const plan = { ...VISION[values.quick ? 'quick' : 'full'], imgly: !values['no-imgly'] };
+  const plan = {
+    ...VISION[values.quick ? 'quick' : 'full'],
+    imgly: !values['no-imgly'],
+    before: values['vision-before'],
+  };
   if (values['vision-runs']) {
     const runs = values['vision-runs'].split(',').map(Number);
     if (runs.length > 2 || !runs.every((n) => Number.isInteger(n) && n >= 1 && n <= 1000)) {

@@ -161,7 +161,7 @@ function serviceRow(context, row) {
  */
 export async function runVisionSuite(options, { main, folder, env, serviceEnv, cacheRoot, log }) {
   const began = performance.now();
-  const { runs, bigRuns, composites: limit, imgly } = options.vision;
+  const { runs, bigRuns, composites: limit, imgly, before } = options.vision;
   let reference;
   let referenceError;
   if (imgly) {
@@ -198,6 +198,15 @@ export async function runVisionSuite(options, { main, folder, env, serviceEnv, c
         method: 'service',
         ...(await measureRow({ ...serviceRemoval(context, scene, i === 0), runs: rowRuns, ...common })),
       });
+      if (before) {
+        const previous = { ...context, startOurs: () => startService(before, serviceEnv, options.serviceNodeArgs) };
+        const row = serviceRemoval(previous, scene, false);
+        removal.push({
+          scene,
+          method: 'before',
+          ...(await measureRow({ ...row, name: `background removal ${scene.name}, before`, runs: rowRuns, ...common })),
+        });
+      }
       if (!reference) continue;
       removal.push({
         scene,
