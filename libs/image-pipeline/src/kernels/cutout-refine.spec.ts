@@ -84,6 +84,26 @@ describe('refineCutout', () => {
     expect(share(alpha, gap, (a) => a <= 25)).toBeGreaterThan(0.995);
     expect(share(alpha, mask(pot), (a) => a >= 230)).toBeGreaterThan(0.98);
   });
+  it('opens a gap that shows a brick wall’s mortar: as smooth as the wall’s mortar, if not its bricks', () => {
+    // rough red bricks between smooth pale mortar lines 7 px wide; two green stems, and between them the network
+    // filled a strip that shows only mortar
+    const mortar = (x: number, y: number) => y % 24 < 7 || (x + (Math.floor(y / 24) % 2) * 20) % 40 < 7;
+    const stem = (x: number, y: number) => (Math.abs(x - 60) < 4 || Math.abs(x - 100) < 4) && y > 20 && y < 140;
+    const strip = (x: number, y: number) => x >= 64 && x < 96 && y > 20 && y < 140;
+    const picture = image((x, y) =>
+      stem(x, y)
+        ? [50, 120, 55]
+        : strip(x, y) || mortar(x, y)
+          ? [200 + 2 * noise(x, y), 150, 130]
+          : [170 + 30 * noise(x, y), 80 + 20 * noise(x, y, 3), 60 + 10 * noise(x, y, 5)],
+    );
+    const prior = mask((x, y) => stem(x, y) || strip(x, y));
+    const alpha = refineCutout(picture, prior, 2);
+    const gap = mask((x, y) => x >= 68 && x < 92 && y >= 28 && y < 132);
+    expect(share(alpha, gap, (a) => a <= 25)).toBeGreaterThan(0.97);
+    expect(share(alpha, mask(stem), (a) => a >= 230)).toBeGreaterThan(0.95);
+  });
+
   it('opens a wheel the network filled in, its background most of what the network marked', () => {
     const angle = (x: number, y: number) => Math.atan2(y - 80, x - 80);
     // the distance to the nearest of 12 spokes

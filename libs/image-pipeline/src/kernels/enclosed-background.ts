@@ -38,8 +38,8 @@ export interface HoleInput {
 /**
  * The pixels of `within` (all but the sure background) to re-decide as possible enclosed background: connected
  * parts (8-connected, the sure foreground and the unsure band each on its own) of typical pixels the background
- * model explains better by tuning.holeMargin, at least `holeArea` square coarse pixels each, with the backdrop's
- * texture and mean colour, all of them together less than `holeShare` of `within`. 1 where re-decided.
+ * model explains better by tuning.holeMargin, at least `holeArea` square coarse pixels each, with the texture of
+ * the backdrop's pixels of their colour and the backdrop's mean colour, all of them together less than `holeShare` of `within`. 1 where re-decided.
  */
 export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePixel: number): Uint8Array {
   const { tuning, within, fgSure, bgSure, typical, fgCost, bgCost, backdropTexture } = input;
@@ -82,7 +82,9 @@ export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePix
     if (seeds < minArea) continue;
     // the texture of the candidates' own inside (not across the edges of the stems around them)
     const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
-    if (!sameTexture(meanTexture(image, inside), backdropTexture, tuning.textureRatio)) continue;
+    // judged against the backdrop's pixels of its colour where there are enough: mortar against mortar
+    const texture = textureOfColour(image, bgSure, inside) ?? backdropTexture;
+    if (!sameTexture(meanTexture(image, inside), texture, tuning.textureRatio)) continue;
     // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
     backdrop ??= localBackdrop(image, bgSure, within, Math.max(1, Math.round(tuning.around * coarsePixel)));
     if (backdropShift(image, inside, backdrop) > tuning.backdropShift) continue;
@@ -178,6 +180,31 @@ function backdropShift(image: RawPixels, inside: number[], backdrop: LocalBackdr
   if (count === 0) return Infinity;
   return Math.max(...offset.map((sum, c) => Math.abs(sum / count) / spread[c]));
 }
+
+/**
+ * The mean texture of the sure background's pixels of the colour of `inside` (each channel within COLOUR_NEAR of
+ * its mean, and so their right and lower neighbours, as `inside` is taken), or undefined where there are too few
+ * (COLOUR_COUNT): a brick wall's mortar is smooth, its bricks are rough, and a gap that shows mortar is judged
+ * against the mortar.
+ */
+function textureOfColour(image: RawPixels, bgSure: Uint8Array, inside: number[]): number | undefined {
+  const { data, channels, width } = image;
+  if (inside.length === 0) return undefined;
+  const mean = [0, 0, 0];
+  for (const i of inside) for (let c = 0; c < 3; c++) mean[c] += data[i * channels + c] / inside.length;
+  const near = (i: number) => {
+    if (i >= bgSure.length || !bgSure[i]) return false;
+    for (let c = 0; c < 3; c++) if (Math.abs(data[i * channels + c] - mean[c]) > COLOUR_NEAR) return false;
+    return true;
+  };
+  const stride = Math.max(1, Math.floor(bgSure.length / 200_000));
+  const like: number[] = [];
+  for (let i = 0; i < bgSure.length; i += stride) if (near(i) && near(i + 1) && near(i + width)) like.push(i);
+  return like.length < COLOUR_COUNT ? undefined : meanTexture(image, like);
+}
+
+const COLOUR_NEAR = 24;
+const COLOUR_COUNT = 200;
 
 /** The least spread of a backdrop's colour (levels): a flat colour's JPEG noise. */
 const BACKDROP_NOISE = 2;
