@@ -64,6 +64,7 @@ export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePix
   const members: number[] = [];
   let total = 0;
   let backdrop: LocalBackdrop | undefined;
+  let sample: BackdropSample | undefined;
   for (let start = 0; start < n; start++) {
     if (region[start] !== 1) continue;
     region[start] = 2;
@@ -83,7 +84,8 @@ export function enclosedBackground(image: RawPixels, input: HoleInput, coarsePix
     // the texture of the candidates' own inside (not across the edges of the stems around them)
     const inside = members.filter((i) => candidate[i] && candidate[i + 1] && candidate[i + width]);
     // judged against the backdrop's pixels of its colour where there are enough: mortar against mortar
-    const texture = textureOfColour(image, bgSure, inside) ?? backdropTexture;
+    sample ??= backdropSample(image, bgSure);
+    const texture = textureOfColour(image, sample, inside) ?? backdropTexture;
     if (!sameTexture(meanTexture(image, inside), texture, tuning.textureRatio)) continue;
     // the backdrop itself, seen through the object: not a colour near it (a white product a shade off its white)
     backdrop ??= localBackdrop(image, bgSure, within, Math.max(1, Math.round(tuning.around * coarsePixel)));
@@ -182,29 +184,68 @@ function backdropShift(image: RawPixels, inside: number[], backdrop: LocalBackdr
 }
 
 /**
+ * A sample of the sure background (at most COLOUR_SAMPLES pixels, on a fixed stride) that has a right and a lower
+ * neighbour in it: each pixel's colour and its neighbours' (9 values), and its local contrast (meanTexture's).
+ */
+interface BackdropSample {
+  colours: Uint8Array;
+  contrast: Float32Array;
+}
+
+function backdropSample(image: RawPixels, bgSure: Uint8Array): BackdropSample {
+  const { data, channels, width, height } = image;
+  const stride = Math.max(1, Math.floor(bgSure.length / COLOUR_SAMPLES));
+  const picked: number[] = [];
+  for (let i = 0; i < bgSure.length; i += stride) {
+    if (bgSure[i] && i % width < width - 1 && i < (height - 1) * width && bgSure[i + 1] && bgSure[i + width]) {
+      picked.push(i);
+    }
+  }
+  const colours = new Uint8Array(picked.length * 9);
+  const contrast = new Float32Array(picked.length);
+  for (let k = 0; k < picked.length; k++) {
+    const p = picked[k] * channels;
+    const right = p + channels;
+    const below = p + width * channels;
+    let sum = 0;
+    for (let c = 0; c < 3; c++) {
+      colours[k * 9 + c] = data[p + c];
+      colours[k * 9 + 3 + c] = data[right + c];
+      colours[k * 9 + 6 + c] = data[below + c];
+      sum += Math.abs(data[p + c] - data[right + c]) + Math.abs(data[p + c] - data[below + c]);
+    }
+    contrast[k] = sum;
+  }
+  return { colours, contrast };
+}
+
+/**
  * The mean texture of the sure background's pixels of the colour of `inside` (each channel within COLOUR_NEAR of
  * its mean, and so their right and lower neighbours, as `inside` is taken), or undefined where there are too few
  * (COLOUR_COUNT): a brick wall's mortar is smooth, its bricks are rough, and a gap that shows mortar is judged
  * against the mortar.
  */
-function textureOfColour(image: RawPixels, bgSure: Uint8Array, inside: number[]): number | undefined {
-  const { data, channels, width } = image;
+function textureOfColour(image: RawPixels, sample: BackdropSample, inside: number[]): number | undefined {
+  const { data, channels } = image;
   if (inside.length === 0) return undefined;
   const mean = [0, 0, 0];
   for (const i of inside) for (let c = 0; c < 3; c++) mean[c] += data[i * channels + c] / inside.length;
-  const near = (i: number) => {
-    if (i >= bgSure.length || !bgSure[i]) return false;
-    for (let c = 0; c < 3; c++) if (Math.abs(data[i * channels + c] - mean[c]) > COLOUR_NEAR) return false;
-    return true;
-  };
-  const stride = Math.max(1, Math.floor(bgSure.length / 200_000));
-  const like: number[] = [];
-  for (let i = 0; i < bgSure.length; i += stride) if (near(i) && near(i + 1) && near(i + width)) like.push(i);
-  return like.length < COLOUR_COUNT ? undefined : meanTexture(image, like);
+  const { colours, contrast } = sample;
+  let sum = 0;
+  let count = 0;
+  for (let k = 0; k < contrast.length; k++) {
+    let near = true;
+    for (let j = 0; j < 9 && near; j++) near = Math.abs(colours[k * 9 + j] - mean[j % 3]) <= COLOUR_NEAR;
+    if (!near) continue;
+    sum += contrast[k];
+    count++;
+  }
+  return count < COLOUR_COUNT ? undefined : sum / count;
 }
 
 const COLOUR_NEAR = 24;
 const COLOUR_COUNT = 200;
+const COLOUR_SAMPLES = 50_000;
 
 /** The least spread of a backdrop's colour (levels): a flat colour's JPEG noise. */
 const BACKDROP_NOISE = 2;
