@@ -1,4 +1,4 @@
-import type { RawPixels } from '../workers/raw-pixels';
+import { cropPixels, type RawPixels } from '../workers/raw-pixels';
 import { backgroundColour, sampleBilinear } from './background-colour';
 import { flood8 } from './flood';
 import { dilate, erode, invert, maskBox } from './morphology';
@@ -115,22 +115,14 @@ export interface LocalBackdrop {
 }
 
 export function localBackdrop(image: RawPixels, bgSure: Uint8Array, object: Uint8Array, radius: number): LocalBackdrop {
-  const { data, channels } = image;
   const box = maskBox(object, image.width, image.height, 5 * radius, Math.max(1, Math.floor(radius / 2)));
-  const { left, top, width, height } = box;
-  const pixels = new Uint8Array(width * height * 3);
-  const sure = new Uint8Array(width * height);
-  const mask = new Uint8Array(width * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (top + y) * image.width + left + x;
-      const o = y * width + x;
-      for (let c = 0; c < 3; c++) pixels[o * 3 + c] = data[i * channels + c];
-      sure[o] = bgSure[i] ? 1 : 0;
-      mask[o] = bgSure[i] ? 0 : 255;
-    }
-  }
-  const crop = { data: pixels, width, height, channels: 3 };
+  const { width, height } = box;
+  // `image` is the refinement's: 3 channels
+  const crop = cropPixels(image, box);
+  const pixels = crop.data;
+  const sure = cropPixels({ data: bgSure, width: image.width, height: image.height, channels: 1 }, box).data;
+  const mask = new Uint8Array(sure.length);
+  for (let o = 0; o < sure.length; o++) mask[o] = sure[o] ? 0 : 255;
   const colour = backgroundColour(crop, mask, radius);
   const reached = dilate(sure, width, height, 4 * radius);
   const sx = colour.width / width;
