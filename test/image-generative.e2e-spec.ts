@@ -18,6 +18,8 @@ import type { RunningProcess } from './helpers/process';
  */
 
 const PHOTOS = join(__dirname, 'fixtures', 'composites');
+/** The service's own samples (drawn by scripts/make-samples.mjs): a mug on a table, a potted plant. */
+const SAMPLES = join(__dirname, '..', 'libs', 'storage', 'samples');
 
 let app: TestApp;
 let worker: RunningProcess | undefined;
@@ -37,6 +39,7 @@ beforeAll(async () => {
   for (const name of ['brick', 'grass', 'gravel', 'chelsea'])
     images.put(`/${name}.jpg`, readFileSync(join(PHOTOS, `${name}.jpg`)));
   images.put('/blue.png', await blueReference());
+  for (const name of ['mug', 'plant']) images.put(`/${name}.jpg`, readFileSync(join(SAMPLES, `${name}.jpg`)));
 });
 
 afterAll(async () => {
@@ -152,6 +155,70 @@ describe('fit: outpaint', () => {
       const mirrored = seamVisibility(baseline, image.width, image.height, inner);
       expect(ours, `${name}: ours ${ours.toFixed(3)} vs mirror-and-blur ${mirrored.toFixed(3)}`).toBeLessThan(mirrored);
     }
+  });
+
+  it('outpaints the plant sample into a banner: no copy of the plant, no tile edge on the wall or the floor', async () => {
+    const { image } = await edited('/plant.jpg', { resizing: { fit: { type: 'outpaint', outpaint_by: '50% 10%' } } });
+    // 600x600 placed at (300, 60) on 1200x720
+    const at = (x: number, y: number, c: number) => image.data[(y * image.width + x) * image.channels + c];
+    const outside = (x: number, y: number) => x < 300 || x >= 900 || y < 60 || y >= 660;
+    const copies = { leaf: 0, pot: 0 };
+    for (let y = 0; y < image.height; y += 1) {
+      for (let x = 0; x < image.width; x += 1) {
+        if (!outside(x, y)) continue;
+        const [r, g, b] = [at(x, y, 0), at(x, y, 1), at(x, y, 2)];
+        if (g > r + 25 && g > b + 15) copies.leaf += 1;
+        if (r > g + 60 && r > b + 80) copies.pot += 1;
+      }
+    }
+    expect(copies).toEqual({ leaf: 0, pot: 0 });
+    // the floor line: the largest step of the green channel in the photo's first column
+    let floor = 0;
+    let best = 0;
+    for (let y = 61; y < 660; y += 1) {
+      const step = Math.abs(at(300, y, 1) - at(300, y - 1, 1));
+      if (step > best) [best, floor] = [step, y];
+    }
+    // away from it, the new area is smooth: means of two pixels on either side of any line differ by little
+    // (a patchwork of copied tiles steps by 10 to 30 levels where two tiles meet)
+    let worst = 0;
+    for (let y = 2; y < image.height - 2; y += 1) {
+      if (Math.abs(y - floor) <= 3) continue;
+      for (let x = 2; x < image.width - 2; x += 1) {
+        if (!outside(x, y)) continue;
+        for (let c = 0; c < 3; c += 1) {
+          const across = Math.abs(at(x - 2, y, c) + at(x - 1, y, c) - at(x + 1, y, c) - at(x + 2, y, c)) / 2;
+          const down = Math.abs(at(x, y - 2, c) + at(x, y - 1, c) - at(x, y + 1, c) - at(x, y + 2, c)) / 2;
+          worst = Math.max(worst, across, down);
+        }
+      }
+    }
+    expect(worst, `floor line at row ${floor}`).toBeLessThan(8);
+  });
+
+  it("continues the mug sample's table edge straight into the new area on both sides", async () => {
+    const { image } = await edited('/mug.jpg', { resizing: { fit: { type: 'outpaint', outpaint_by: '25% 0%' } } });
+    // 800x600 placed at (200, 0) on 1200x600; the edge: the row of the largest step of the green channel
+    const edgeRow = (x: number) => {
+      let best = 0;
+      let row = 0;
+      for (let y = 1; y < image.height; y += 1) {
+        const step = Math.abs(
+          image.data[(y * image.width + x) * image.channels + 1] -
+            image.data[((y - 1) * image.width + x) * image.channels + 1],
+        );
+        if (step > best) {
+          best = step;
+          row = y;
+        }
+      }
+      return row;
+    };
+    const original = edgeRow(205);
+    expect(edgeRow(995)).toBe(original);
+    const off: number[] = [];
+    for (let x = 0; x < 200; x += 1) off.push(Math.abs(edgeRow(x) - original), Math.abs(edgeRow(1000 + x) - original));
+    expect(Math.max(...off), `edge at row ${original}`).toBeLessThanOrEqual(2);
   });
 
   it('runs in an asynchronous task too', async () => {

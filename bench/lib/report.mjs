@@ -7,6 +7,7 @@ const MARKERS = {
   admission: ['<!-- bench:admission:start -->', '<!-- bench:admission:end -->'],
   vision: ['<!-- bench:vision:start -->', '<!-- bench:vision:end -->'],
   scene: ['<!-- bench:scene:start -->', '<!-- bench:scene:end -->'],
+  outpaint: ['<!-- bench:outpaint:start -->', '<!-- bench:outpaint:end -->'],
   soak: ['<!-- bench:soak:start -->', '<!-- bench:soak:end -->'],
   memory: ['<!-- bench:memory:start -->', '<!-- bench:memory:end -->'],
 };

@@ -53,6 +53,12 @@ const MATTE_BYTES_PER_PIXEL = 96;
  * and answer, the feather overlay and the composite; style transfer the image, the backend's copy and answer.
  */
 const OUTPAINT_FRAMES = 6;
+/**
+ * Bytes per canvas pixel of the local backend's image completion (libs/generative, fill/image-completion.ts): four
+ * float values per pixel, the copied values, the match field and its maps, the pyramid above them (measured: about
+ * 62 more than the frames above at 2 MP).
+ */
+const OUTPAINT_FILL_BYTES_PER_PIXEL = 80;
 const STYLE_FRAMES = 3;
 /**
  * A generator's answer (libs/generative) is decoded by the pipeline: it may have at most
@@ -98,7 +104,10 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
   const generative =
-    (plan.outpaint ? OUTPAINT_FRAMES * output * 4 + (answer ? generatedAnswerBytes(output, answer) : 0) : 0) +
+    (plan.outpaint
+      ? OUTPAINT_FRAMES * output * 4 +
+        (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
+      : 0) +
     (plan.styleTransfer ? STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0) : 0);
   return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative);
 }

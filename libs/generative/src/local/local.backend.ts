@@ -76,6 +76,7 @@ export class LocalBackend extends GenerativeBackend {
           height,
           inner: job.inner,
           feather: job.feather,
+          exclude: job.object?.pixels.data,
           seed: job.seed,
           variant: job.variant,
           preference: job.preference,

@@ -6,7 +6,7 @@ import type { GeneratedImage, GenerationOptions, GenerativeBackend, PortImage } 
 import type { RawPixels } from '../workers/raw-pixels';
 import type { PipelineStep, StepContext } from './pipeline-step';
 import { fromRaw, ready, toMask, toRaw, type StageImage } from './stage';
-import { rawImage } from './subject-matte';
+import { objectMask, rawImage } from './subject-matte';
 
 /** The signal of a run without a client to lose (a task's item, a spec). */
 const NEVER = new AbortController().signal;
@@ -159,12 +159,14 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
       ])
       .extractChannel(0),
   );
+  const object = await objectOnCanvas(scaled, plan, context);
   const answer = await backend.outpaint({
     ...options(context, plan),
     image: portImage(placed),
     mask: portImage(mask),
     inner,
     feather: plan.feather,
+    object: object && portImage(object),
   });
   const filled = await fitGenerated(answer, width, height, 3, context.maxPixels);
   // the image's own pixels over the answer, faded in across the feather band
@@ -183,6 +185,32 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
     ]),
   );
   return fromRaw(result.channels === 4 ? await toRaw(rawImage(result).removeAlpha()) : result);
+}
+
+/** Widening of the object's mask, as a share of the image's shorter side: the mask is only 320 px across. */
+const OBJECT_SPREAD = 0.01;
+
+/** The scaled image's object mask (objectMask) on the canvas, at the image's place; 0 elsewhere. */
+async function objectOnCanvas(
+  scaled: RawPixels,
+  plan: OutpaintPlan,
+  context: StepContext,
+): Promise<RawPixels | undefined> {
+  const spread = Math.max(1, OBJECT_SPREAD * Math.min(scaled.width, scaled.height));
+  const mask = await objectMask(scaled, context, spread);
+  if (!mask) return undefined;
+  const { width, height, inner } = plan;
+  return toMask(
+    sharp(buffer(mask), { raw: { width: mask.width, height: mask.height, channels: 1 } })
+      .extend({
+        left: inner.left,
+        top: inner.top,
+        right: width - inner.left - inner.width,
+        bottom: height - inner.top - inner.height,
+        background: { r: 0, g: 0, b: 0 },
+      })
+      .extractChannel(0),
+  );
 }
 
 /**

@@ -43,6 +43,33 @@ function requireSegmenter(context: StepContext): Segmenter {
   );
 }
 
+/** An object that covers more than this share of the image is the scene itself: no object mask for it. */
+const OBJECT_MAX_SHARE = 0.9;
+
+/**
+ * Where `pixels` (3 channels) shows its salient object: the Segmenter's coarse mask scaled to the image, widened by
+ * about `spread` px (a blur of sigma spread / 2, then everything above 1/8 of full), as 1 channel, 255 on the object.
+ * Undefined when no segmenter is installed, or when the object covers more than OBJECT_MAX_SHARE of the image.
+ */
+export async function objectMask(
+  pixels: RawPixels,
+  context: StepContext,
+  spread: number,
+): Promise<RawPixels | undefined> {
+  const segmenter = context.segmenter;
+  if (!segmenter) return undefined;
+  const { inputSize } = segmenter;
+  const modelInput = await resizedRaw(rawImage(pixels), inputSize.width, inputSize.height, 3);
+  const coarse = await segmenter.mask({ ...modelInput, channels: 3 }, 'general');
+  let mask = rawImage(coarse).resize({ width: pixels.width, height: pixels.height, fit: 'fill', kernel: 'linear' });
+  if (spread > 0) mask = mask.blur(Math.max(0.3, spread / 2));
+  const { data, info } = await mask.threshold(32).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const result: RawPixels = { data, width: info.width, height: info.height, channels: 1 };
+  let covered = 0;
+  for (const value of result.data) if (value !== 0) covered++;
+  return covered > OBJECT_MAX_SHARE * result.data.length ? undefined : result;
+}
+
 /**
  * The object's matte at the working size: the Segmenter's coarse mask (the image squeezed to its input size),
  * upsampled to the working size and refined there, guided by the image (kernels/matte.kernel.ts, on a worker

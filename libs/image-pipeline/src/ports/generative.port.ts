@@ -123,6 +123,12 @@ export interface OutpaintJob extends GenerationOptions {
   inner: PortBox;
   /** Width of the blend inside the original, in pixels, across its left/right and its top/bottom edges. */
   feather: { x: number; y: number };
+  /**
+   * 1 channel, the canvas's size: 255 where the original shows its salient object (the segmentation mask,
+   * widened), which a fill that copies from the image must not copy; absent where no segmenter is installed or
+   * the object fills most of the image.
+   */
+  object?: PortImage;
 }
 
 export interface StyleJob extends GenerationOptions {
