@@ -1,8 +1,9 @@
-// The run (started by bench/run.mjs), four suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
+// The run (started by bench/run.mjs), five suites. edit: the same edit (a 12 MP JPEG fitted into 1024x1024, as
 // JPEG, WEBP and AVIF) done by (a) sharp in-process, (b) the service's POST /v1/image/edit, (c) ipx, (d) a bare
 // node:http server around sharp, (e) (a) with threads shared, (f) a lean server that keeps its result on disk;
 // throughput and latency at concurrency 1, 2 and 4.
-// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. soak (only when named):
+// batch: lib/batch-bench.mjs. vision: lib/vision-bench.mjs. scene: lib/scene-bench.mjs. outpaint:
+// lib/outpaint-bench.mjs. soak (only when named):
 // lib/soak-bench.mjs. memory (only when named): lib/memory-bench.mjs. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -12,8 +12,11 @@ const SERVERS = join(import.meta.dirname, '..', 'servers');
 const ROOT = join(import.meta.dirname, '..', '..');
 const REQUEST_TIMEOUT_MS = 300_000;
 
-/** The issue's targets on this machine: one 1 MP image of an object with alpha, and four. */
-export const SCENE_TARGETS_MS = { one: 1000, four: 2000 };
+/**
+ * The issues' targets on this machine: one 1 MP image of an object with alpha, and four; an outpaint to 2 MP
+ * (issue 27).
+ */
+export const SCENE_TARGETS_MS = { one: 1000, four: 2000, outpaint: 2000 };
 
 /** `POST /v1/scene/create`; resolves with `data` once every output is `width` x `height` and there are `count`. */
 async function postScene(base, key, body, { width, height, count }) {
@@ -35,8 +38,8 @@ async function postScene(base, key, body, { width, height, count }) {
 
 /**
  * The inputs, written to `folder`: the service's own sample bottle (480x720, transparent background), the same
- * bottle flattened on white as JPEG (no alpha: the service cuts it out), a 1024x768 photo (outpaint, style) and a
- * style reference.
+ * bottle flattened on white as JPEG (no alpha: the service cuts it out), a 1024x768 photo (outpaint, style), the
+ * same photo at 1200x900 (an outpaint to 2 MP) and a style reference.
  */
 async function writeSceneInputs(folder) {
   const bottle = join(ROOT, 'libs', 'storage', 'samples', 'bottle.png');
@@ -45,6 +48,7 @@ async function writeSceneInputs(folder) {
     'bottle.png': await sharp(bottle).png().toBuffer(),
     'bottle.jpg': await sharp(bottle).flatten({ background: '#ffffff' }).jpeg({ quality: 92 }).toBuffer(),
     'photo.jpg': await sharp(photo).resize(1024, 768, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer(),
+    'photo-1mp.jpg': await sharp(photo).resize(1200, 900, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer(),
     'reference.jpg': await sharp(join(ROOT, 'test', 'fixtures', 'composites', 'grass.jpg'))
       .jpeg()
       .toBuffer(),
@@ -82,6 +86,17 @@ function sceneRows(url) {
         output: { format: 'jpeg' },
       },
       check: sized(1228, 998),
+    },
+    {
+      name: 'outpaint 1200x900 by "220px 165px" (1640x1230, 2 MP)',
+      target: 'outpaint',
+      kind: 'edit',
+      body: {
+        input: url('photo-1mp.jpg'),
+        operations: { resizing: { fit: { type: 'outpaint', outpaint_by: '220px 165px' } } },
+        output: { format: 'jpeg' },
+      },
+      check: sized(1640, 1230),
     },
     {
       name: 'style transfer 1024x768 (reference image)',

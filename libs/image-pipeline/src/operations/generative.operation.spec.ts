@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { pngClaiming } from '../../../../test/helpers/fake-generators/fake-server';
 import { rejected } from '../../../../test/helpers/rejected';
 import { generatedAnswerPixels } from '../memory-estimate';
-import { fitGenerated } from './generative.operation';
+import { GenerativeBackend, type GeneratedImage, type OutpaintJob, type SceneResult } from '../ports/generative.port';
+import { SceneSegmenter } from './background-scene';
+import { fitGenerated, outpaint } from './generative.operation';
+import type { StepContext } from './pipeline-step';
+import { fromRaw } from './stage';
 
 /** A generator's answer: an encoded image fitted to the job's size, decoded only within what admission counted. */
 describe('fitGenerated', () => {
@@ -38,5 +42,63 @@ describe('fitGenerated', () => {
     const error = await rejected(fitGenerated({ encoded: Buffer.from('<html>oops</html>') }, 40, 30, 3, MAX_PIXELS));
     expect(error.status).toBe(502);
     expect(error.message).toBe('The image generator answered with an image that cannot be decoded.');
+  });
+});
+
+/** Outpaint hands the backend the object's mask (the Segmenter's), at the image's place on the canvas. */
+describe('outpaint: the object the fill must not copy', () => {
+  /** A backend that keeps the outpaint job it is given and answers the canvas as it came. */
+  class KeepingBackend extends GenerativeBackend {
+    readonly name = 'local';
+    job?: OutpaintJob;
+    scene(): Promise<SceneResult> {
+      throw new Error('not used');
+    }
+    async outpaint(job: OutpaintJob): Promise<GeneratedImage> {
+      this.job = job;
+      return { pixels: job.image.pixels };
+    }
+    styleTransfer(): Promise<GeneratedImage> {
+      throw new Error('not used');
+    }
+  }
+
+  async function run(discs: Array<{ cx: number; cy: number; r: number }>): Promise<OutpaintJob> {
+    const image = await sharp({ create: { width: 200, height: 100, channels: 3, background: '#808080' } })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const generative = new KeepingBackend();
+    const context = {
+      bytes: Buffer.alloc(16),
+      maxPixels: 50_000_000,
+      segmenter: new SceneSegmenter({ width: 200, height: 100, discs }),
+      generative,
+    } as unknown as StepContext;
+    const plan = {
+      width: 300,
+      height: 140,
+      inner: { left: 50, top: 20, width: 200, height: 100 },
+      feather: { x: 0, y: 0 },
+    };
+    await outpaint(fromRaw({ data: image.data, width: 200, height: 100, channels: 3 }), plan, context);
+    if (!generative.job) throw new Error('the backend was not called');
+    return generative.job;
+  }
+
+  it('marks the object at its place on the canvas, and nothing outside the image', async () => {
+    const job = await run([{ cx: 150, cy: 50, r: 30 }]);
+    const object = job.object?.pixels;
+    expect(object && [object.width, object.height, object.channels]).toEqual([300, 140, 1]);
+    const at = (x: number, y: number) => object!.data[y * 300 + x];
+    expect(at(50 + 150, 20 + 50)).toBe(255); // the disc's centre
+    expect(at(50 + 179, 20 + 50)).toBe(255); // its edge (the disc ends at x = 180)
+    expect(at(50 + 184, 20 + 50)).toBe(0); // widened by no more than the mask's blur
+    expect(at(50 + 40, 20 + 50)).toBe(0); // the image away from it
+    expect(at(10, 70)).toBe(0); // the new area
+  });
+
+  it('marks nothing where the object is the whole image (it is the scene)', async () => {
+    const job = await run([{ cx: 100, cy: 50, r: 200 }]);
+    expect(job.object).toBeUndefined();
   });
 });

@@ -1,5 +1,13 @@
 import { depthOf, downsample, nearestInto, upsampleInto, withDetail } from './completion-pyramid';
-import { CHANNELS, PatchField, RADIUS, sourceCentres, targetCentres, type CompletionLevel } from './patch-match';
+import {
+  CHANNELS,
+  PatchField,
+  RADIUS,
+  sourceCentres,
+  targetCentres,
+  touchingKnown,
+  type CompletionLevel,
+} from './patch-match';
 
 /**
  * Image completion by patch search and voting, coarse to fine (Wexler, Shechtman and Irani, "Space-time completion
@@ -96,7 +104,7 @@ export function completeImage(
       field.inheritFrom(previous, false);
       // where the fill meets the known part, the matches are fitted again at this level's detail: the copied
       // pixels next to the border line up with it
-      const border = borderTargets(field);
+      const border = touchingKnown(level, field.targets);
       field.refresh(border);
       field.search(settings.passes, BORDER_SEARCH, border);
       const vote = copyVote(field);
@@ -181,18 +189,54 @@ function voteOf(field: PatchField, depth: Float32Array, how: 'mean' | 'uniform' 
 
 /**
  * The fill of a level that is not searched (its matches are the coarser level's scaled up): each target centre
- * takes what its own match has there, a copy of the known image at this level's detail (a mean of the
- * neighbours' matches, as voteOf takes, would blur wherever two copied areas meet, which is everywhere in a
- * texture: the wood of a table lost half its grain so).
+ * takes what its own match has there, a copy of the known image at this level's detail. Where a neighbour's match
+ * is another copy (its offset differs), the pixel is the mean of what its 3 x 3 neighbours' matches put there
+ * instead: the line where two copied areas meet is softened, where a plain copy would leave a step on the grid
+ * the scaled-up matches share (a mean everywhere would blur the texture: the wood of a table lost half its grain).
  */
 function copyVote(field: PatchField): Float32Array {
-  const { level, targets, source } = field;
-  const { data } = level;
-  const out = new Float32Array(level.width * level.height * CHANNELS).fill(Number.NaN);
+  const { level, targets, source, targetAt } = field;
+  const { width, height, data } = level;
+  const out = new Float32Array(width * height * CHANNELS).fill(Number.NaN);
+  const sum = new Float64Array(CHANNELS);
   for (let t = 0; t < targets.length; t++) {
-    const to = targets[t] * CHANNELS;
-    const from = source[t] * CHANNELS;
-    for (let c = 0; c < CHANNELS; c++) out[to + c] = data[from + c];
+    const q = targets[t];
+    const qx = q % width;
+    const qy = (q - qx) / width;
+    const x0 = qx > 0 ? -1 : 0;
+    const x1 = qx < width - 1 ? 1 : 0;
+    const y0 = qy > 0 ? -1 : 0;
+    const y1 = qy < height - 1 ? 1 : 0;
+    const offset = source[t] - q;
+    let coherent = true;
+    for (let dy = y0; dy <= y1 && coherent; dy++) {
+      for (let dx = x0; dx <= x1; dx++) {
+        const n = targetAt[q + dy * width + dx];
+        if (n >= 0 && source[n] - targets[n] !== offset) {
+          coherent = false;
+          break;
+        }
+      }
+    }
+    const to = q * CHANNELS;
+    if (coherent) {
+      const from = source[t] * CHANNELS;
+      for (let c = 0; c < CHANNELS; c++) out[to + c] = data[from + c];
+      continue;
+    }
+    let count = 0;
+    sum.fill(0);
+    for (let dy = y0; dy <= y1; dy++) {
+      for (let dx = x0; dx <= x1; dx++) {
+        const n = targetAt[q + dy * width + dx];
+        if (n < 0) continue;
+        // the neighbour's match, at q's place within that neighbour's patch
+        const from = (source[n] - dy * width - dx) * CHANNELS;
+        for (let c = 0; c < CHANNELS; c++) sum[c] += data[from + c];
+        count++;
+      }
+    }
+    for (let c = 0; c < CHANNELS; c++) out[to + c] = sum[c] / count;
   }
   return out;
 }
@@ -213,29 +257,6 @@ function writeUnknown(level: CompletionLevel, vote: Float32Array): void {
     if (level.known[q] === 1 || Number.isNaN(vote[q * CHANNELS])) continue;
     for (let c = 0; c < CHANNELS; c++) level.data[q * CHANNELS + c] = vote[q * CHANNELS + c];
   }
-}
-
-/** The targets whose patch holds a known pixel (in scan order): those at the border of the known part. */
-function borderTargets(field: PatchField): Int32Array {
-  const { level, targets } = field;
-  const { width, height, known } = level;
-  const out: number[] = [];
-  for (let t = 0; t < targets.length; t++) {
-    const p = targets[t];
-    const px = p % width;
-    const py = (p - px) / width;
-    let touches = false;
-    for (let dy = Math.max(-RADIUS, -py); dy <= Math.min(RADIUS, height - 1 - py) && !touches; dy++) {
-      for (let dx = Math.max(-RADIUS, -px); dx <= Math.min(RADIUS, width - 1 - px); dx++) {
-        if (known[p + dy * width + dx] === 1) {
-          touches = true;
-          break;
-        }
-      }
-    }
-    if (touches) out.push(t);
-  }
-  return Int32Array.from(out);
 }
 
 /** Pixels of the patch centred at p that lie on the canvas. */

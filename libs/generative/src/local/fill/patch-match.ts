@@ -36,70 +36,74 @@ export interface CompletionLevel {
   excluded: Uint8Array;
 }
 
+/** Summed-area table (width + 1 by height + 1) of the pixels where `flag` is 1. */
+function summedArea(width: number, height: number, flag: (p: number) => number): Int32Array {
+  const stride = width + 1;
+  const table = new Int32Array(stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let row = 0;
+    for (let x = 0; x < width; x++) {
+      row += flag(y * width + x);
+      table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row;
+    }
+  }
+  return table;
+}
+
+/** How many flagged pixels the patch centred at p holds (clipped to the canvas), from a summedArea table. */
+function inPatch(table: Int32Array, width: number, height: number, p: number): number {
+  const stride = width + 1;
+  const px = p % width;
+  const py = (p - px) / width;
+  const x0 = Math.max(0, px - RADIUS);
+  const x1 = Math.min(width, px + RADIUS + 1);
+  const y0 = Math.max(0, py - RADIUS);
+  const y1 = Math.min(height, py + RADIUS + 1);
+  return table[y1 * stride + x1] - table[y0 * stride + x1] - table[y1 * stride + x0] + table[y0 * stride + x0];
+}
+
+/** The indices where `flags` is 1, in order. */
+function indicesOf(flags: Uint8Array): Int32Array {
+  let count = 0;
+  for (let p = 0; p < flags.length; p++) count += flags[p];
+  const list = new Int32Array(count);
+  for (let p = 0, k = 0; p < flags.length; p++) if (flags[p] === 1) list[k++] = p;
+  return list;
+}
+
 /**
  * The patch centres a level may copy from: those whose whole patch lies inside the canvas on known pixels that
  * are not excluded. Answers the map (1 = may be a source) and the list of such centres (pixel indices).
  */
 export function sourceCentres(level: CompletionLevel): { valid: Uint8Array; list: Int32Array } {
   const { width, height, known, excluded } = level;
-  // summed-area table of the pixels a patch may not hold
-  const stride = width + 1;
-  const bad = new Int32Array(stride * (height + 1));
-  for (let y = 0; y < height; y++) {
-    let row = 0;
-    for (let x = 0; x < width; x++) {
-      const at = y * width + x;
-      row += known[at] === 0 || excluded[at] === 1 ? 1 : 0;
-      bad[(y + 1) * stride + x + 1] = bad[y * stride + x + 1] + row;
-    }
-  }
+  const bad = summedArea(width, height, (p) => (known[p] === 0 || excluded[p] === 1 ? 1 : 0));
   const valid = new Uint8Array(width * height);
-  const list: number[] = [];
-  const side = 2 * RADIUS + 1;
   for (let y = RADIUS; y < height - RADIUS; y++) {
     for (let x = RADIUS; x < width - RADIUS; x++) {
-      const x0 = x - RADIUS;
-      const y0 = y - RADIUS;
-      const count =
-        bad[(y0 + side) * stride + x0 + side] -
-        bad[y0 * stride + x0 + side] -
-        bad[(y0 + side) * stride + x0] +
-        bad[y0 * stride + x0];
-      if (count === 0) {
-        valid[y * width + x] = 1;
-        list.push(y * width + x);
-      }
+      const p = y * width + x;
+      if (inPatch(bad, width, height, p) === 0) valid[p] = 1;
     }
   }
-  return { valid, list: Int32Array.from(list) };
+  return { valid, list: indicesOf(valid) };
 }
 
-/**
- * The centres whose patch holds at least one unknown pixel (every pixel within RADIUS of one, in the chessboard
- * metric), as pixel indices in scan order.
- */
+/** The centres whose patch holds at least one unknown pixel, as pixel indices in scan order. */
 export function targetCentres(level: CompletionLevel): Int32Array {
   const { width, height, known } = level;
-  // along x: an unknown pixel within RADIUS on the same row (prefix counts); then along y of that
-  const near = new Uint8Array(width * height);
-  const prefix = new Int32Array(width + 1);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) prefix[x + 1] = prefix[x] + (known[y * width + x] === 0 ? 1 : 0);
-    for (let x = 0; x < width; x++) {
-      if (prefix[Math.min(width, x + RADIUS + 1)] - prefix[Math.max(0, x - RADIUS)] > 0) near[y * width + x] = 1;
-    }
-  }
-  const list: number[] = [];
-  const column = new Int32Array(height + 1);
+  const unknown = summedArea(width, height, (p) => 1 - known[p]);
   const hits = new Uint8Array(width * height);
-  for (let x = 0; x < width; x++) {
-    for (let y = 0; y < height; y++) column[y + 1] = column[y] + near[y * width + x];
-    for (let y = 0; y < height; y++) {
-      if (column[Math.min(height, y + RADIUS + 1)] - column[Math.max(0, y - RADIUS)] > 0) hits[y * width + x] = 1;
-    }
-  }
-  for (let p = 0; p < hits.length; p++) if (hits[p] === 1) list.push(p);
-  return Int32Array.from(list);
+  for (let p = 0; p < hits.length; p++) if (inPatch(unknown, width, height, p) > 0) hits[p] = 1;
+  return indicesOf(hits);
+}
+
+/** Of `targets` (pixel indices), the numbers of those whose patch holds a known pixel: the border's, in order. */
+export function touchingKnown(level: CompletionLevel, targets: Int32Array): Int32Array {
+  const { width, height, known } = level;
+  const table = summedArea(width, height, (p) => known[p]);
+  const touching = new Uint8Array(targets.length);
+  for (let t = 0; t < targets.length; t++) if (inPatch(table, width, height, targets[t]) > 0) touching[t] = 1;
+  return indicesOf(touching);
 }
 
 /** The nearest-neighbour field of a level: a source centre and its distance for each target centre. */
