@@ -70,14 +70,14 @@ export function downsample(level: CompletionLevel): CompletionLevel {
 /**
  * Each pixel's nearest known pixel (its index; -1 when none is known), by two passes that carry each pixel's
  * nearest known pixel to its neighbours, kept by Euclidean distance (the chessboard metric's ties would stretch a
- * wall diagonally over a table).
+ * wall diagonally over a table). `usable`: only known pixels it accepts count.
  */
-export function nearestKnown(level: CompletionLevel): Int32Array {
+export function nearestKnown(level: CompletionLevel, usable = (p: number) => level.known[p] === 1): Int32Array {
   const { width, height, known } = level;
   const nearest = new Int32Array(width * height).fill(-1);
   const distance = new Float32Array(width * height).fill(Infinity);
   for (let p = 0; p < known.length; p++) {
-    if (known[p] === 1) {
+    if (usable(p)) {
       nearest[p] = p;
       distance[p] = 0;
     }
@@ -119,13 +119,16 @@ export function nearestKnown(level: CompletionLevel): Int32Array {
 }
 
 /**
- * The first guess at the coarsest level: each unknown pixel takes the value of its nearest known pixel, so that
- * the border's colours stretch outward unmixed: an orange sleeve stays orange, where a mean of the border would be
- * a brown that matches the wrong patches (hair) best.
+ * The first guess at the coarsest level: each unknown pixel takes the value of its nearest known pixel that is not
+ * the object (any known pixel where the object is everything), so that the border's colours stretch outward
+ * unmixed: an orange sleeve stays orange, where a mean of the border would be a brown that matches the wrong
+ * patches (hair) best; and an object cut by the edge is not stretched out of the image (a dark column of hair
+ * rising above a head into the sky), which the fill, never copying the object, could not undo.
  */
 export function nearestInto(level: CompletionLevel): void {
-  const { data, known } = level;
-  const nearest = nearestKnown(level);
+  const { data, known, excluded } = level;
+  let nearest = nearestKnown(level, (p) => known[p] === 1 && excluded[p] === 0);
+  if (nearest.every((n) => n < 0)) nearest = nearestKnown(level);
   for (let p = 0; p < known.length; p++) {
     if (known[p] === 1 || nearest[p] < 0) continue;
     for (let c = 0; c < CHANNELS; c++) data[p * CHANNELS + c] = data[nearest[p] * CHANNELS + c];
