@@ -264,6 +264,45 @@ describe('style_transfer', () => {
     expect(distances[2]).toBeLessThan(distances[1] * 0.75);
   });
 
+  it("restyles the mug sample's wall and table but not the mug, with no ring of the old colours around it", async () => {
+    const { image } = await edited('/mug.jpg', {
+      generative: { style_transfer: { style_reference_image: images.url('/blue.png'), style_strength: 1 } },
+    });
+    const original = await rawOf(readFileSync(join(SAMPLES, 'mug.jpg')));
+    // where the mug is: the service's own cut-out; its rim (within about 8 px) and what lies farther out
+    const cut = await editImage(app, {
+      input: images.url('/mug.jpg'),
+      operations: { background: { remove: true, color: 'transparent' } },
+      output: { format: 'png' },
+    });
+    expect(cut.status, cut.text).toBe(200);
+    const png = await fetchResult(app, cut.body.data.output.tmp_url);
+    const alpha = await sharp(png).ensureAlpha().extractChannel(3).raw().toBuffer();
+    const near = await sharp(png).ensureAlpha().extractChannel(3).blur(4).threshold(1).raw().toBuffer();
+    const far = await sharp(png).ensureAlpha().extractChannel(3).blur(12).threshold(1).raw().toBuffer();
+    const means = (inside: (i: number) => boolean) => {
+      const sums = [0, 0, 0, 0, 0, 0];
+      let n = 0;
+      for (let i = 0; i < alpha.length; i += 1) {
+        if (!inside(i)) continue;
+        for (let c = 0; c < 3; c += 1) {
+          sums[c] += original.data[i * original.channels + c];
+          sums[3 + c] += image.data[i * image.channels + c];
+        }
+        n += 1;
+      }
+      return { before: sums.slice(0, 3).map((v) => v / n), after: sums.slice(3).map((v) => v / n), n };
+    };
+    const mug = means((i) => alpha[i] === 255);
+    const ring = means((i) => alpha[i] === 0 && near[i] !== 0);
+    const scene = means((i) => far[i] === 0);
+    expect(Math.min(mug.n, ring.n, scene.n)).toBeGreaterThan(500);
+    const moved = (region: typeof mug) => distance(region.before, region.after);
+    expect(moved(scene), 'the wall and table move towards the blue reference').toBeGreaterThan(25);
+    expect(moved(mug), 'the mug keeps its colour').toBeLessThan(6);
+    expect(moved(ring), 'the ring around the mug moves like the rest').toBeGreaterThan(0.6 * moved(scene));
+  });
+
   it('restyles from a prompt alone, and keeps the composition', async () => {
     const { image } = await edited('/photo.png', {
       generative: { style_transfer: { prompt: 'cool blue tones', style_strength: 1 } },

@@ -103,6 +103,7 @@ export class LocalBackend extends GenerativeBackend {
           styleStrength: job.styleStrength,
           denoisingStrength: job.denoisingStrength,
           depthStrength: job.depthStrength,
+          object: job.object?.pixels.data,
           seed: job.seed,
         },
       },

@@ -241,7 +241,8 @@ async function featherRamp(width: number, height: number, feather: { x: number; 
 
 /**
  * Style transfer: the image restyled by the backend towards the reference image (scaled to at most
- * REFERENCE_MAX_SIDE) or the prompt, the same size; an alpha channel is kept as it was.
+ * REFERENCE_MAX_SIDE) or the prompt, the same size; the object's mask (objectMask) handed over so that the product
+ * keeps its colours; an alpha channel is kept as it was.
  */
 export async function styleTransfer(
   current: StageImage,
@@ -261,6 +262,8 @@ export async function styleTransfer(
             .toColourspace('srgb'),
         )
       : undefined;
+  // not widened, its middle: a ring of the old background kept around the object would be a halo
+  const object = await objectMask(rgb, context, 0, 128);
   const answer = await backend.styleTransfer({
     ...options(context, plan, plan.prompt),
     image: portImage(rgb),
@@ -268,6 +271,7 @@ export async function styleTransfer(
     styleStrength: plan.styleStrength,
     denoisingStrength: plan.denoisingStrength,
     depthStrength: plan.depthStrength,
+    object: object && portImage(object),
   });
   const styled = await fitGenerated(answer, rgb.width, rgb.height, 3, context.maxPixels);
   if (!alpha) return fromRaw(styled);

@@ -48,13 +48,15 @@ const OBJECT_MAX_SHARE = 0.9;
 
 /**
  * Where `pixels` (3 channels) shows its salient object: the Segmenter's coarse mask scaled to the image, widened by
- * about `spread` px (a blur of sigma spread / 2, then everything above 1/8 of full), as 1 channel, 255 on the object.
+ * about `spread` px (a blur of sigma spread / 2), everything above `threshold` (of 255; 32 takes the mask's soft
+ * rim too, 128 its middle), as 1 channel, 255 on the object.
  * Undefined when no segmenter is installed, or when the object covers more than OBJECT_MAX_SHARE of the image.
  */
 export async function objectMask(
   pixels: RawPixels,
   context: StepContext,
   spread: number,
+  threshold = 32,
 ): Promise<RawPixels | undefined> {
   const segmenter = context.segmenter;
   if (!segmenter) return undefined;
@@ -63,7 +65,7 @@ export async function objectMask(
   const coarse = await segmenter.mask({ ...modelInput, channels: 3 }, 'general');
   let mask = rawImage(coarse).resize({ width: pixels.width, height: pixels.height, fit: 'fill', kernel: 'linear' });
   if (spread > 0) mask = mask.blur(Math.max(0.3, spread / 2));
-  const { data, info } = await mask.threshold(32).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await mask.threshold(threshold).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
   const result: RawPixels = { data, width: info.width, height: info.height, channels: 1 };
   let covered = 0;
   for (const value of result.data) if (value !== 0) covered++;

@@ -142,6 +142,12 @@ export interface StyleJob extends GenerationOptions {
   denoisingStrength: number;
   /** 0..1: more of the image's composition and shapes kept. */
   depthStrength: number;
+  /**
+   * 1 channel, the image's size: 255 on the image's salient object (the segmentation mask), which keeps its own
+   * colours (a restyled product must stay the product); absent where no segmenter is installed or the object
+   * covers most of the image.
+   */
+  object?: PortImage;
 }
 
 export abstract class GenerativeBackend {

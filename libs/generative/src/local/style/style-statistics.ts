@@ -15,26 +15,40 @@ export function detailRadius(width: number, height: number): number {
   return Math.max(1, Math.round(Math.min(width, height) / 128));
 }
 
-/** The statistics of an image's Lab planes; `base` is its L's local mean (detailRadius). */
-export function labStatistics(planes: LabPlanes, base: Float32Array): StyleStatistics {
+/**
+ * The statistics of an image's Lab planes; `base` is its L's local mean (detailRadius). `skip`: pixels not counted
+ * where non-zero (the object, whose colours stay); all are counted when it would leave too few.
+ */
+export function labStatistics(planes: LabPlanes, base: Float32Array, skip?: Uint8Array): StyleStatistics {
   const channels = [planes.L, planes.a, planes.b];
   const mean: [number, number, number] = [0, 0, 0];
   const deviation: [number, number, number] = [0, 0, 0];
-  const n = planes.L.length;
+  let counted = (i: number) => !skip || skip[i] === 0;
+  let n = 0;
+  for (let i = 0; i < planes.L.length; i++) if (counted(i)) n++;
+  if (n < MIN_COUNTED * planes.L.length) {
+    counted = () => true;
+    n = planes.L.length;
+  }
   for (let c = 0; c < 3; c++) {
     let sum = 0;
     let squares = 0;
-    for (const v of channels[c]) {
-      sum += v;
-      squares += v * v;
+    const values = channels[c];
+    for (let i = 0; i < values.length; i++) {
+      if (!counted(i)) continue;
+      sum += values[i];
+      squares += values[i] * values[i];
     }
     mean[c] = sum / n;
     deviation[c] = Math.sqrt(Math.max(0, squares / n - mean[c] * mean[c]));
   }
   let detailSquares = 0;
-  for (let i = 0; i < n; i++) detailSquares += (planes.L[i] - base[i]) ** 2;
+  for (let i = 0; i < planes.L.length; i++) if (counted(i)) detailSquares += (planes.L[i] - base[i]) ** 2;
   return { mean, deviation, detail: Math.sqrt(detailSquares / n) };
 }
+
+/** labStatistics counts every pixel when fewer than this share are left outside the object. */
+const MIN_COUNTED = 0.05;
 
 /** The local mean of L (the image's base layer) over the detail radius. */
 export function baseLayer(L: Float32Array, width: number, height: number): Float32Array {

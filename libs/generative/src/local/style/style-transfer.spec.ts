@@ -112,6 +112,27 @@ describe('styleTransfer', () => {
     expect(energy(loose)).toBeLessThan(energy(keptGrass));
   });
 
+  it('keeps the object as it was and restyles the rest from the rest: a one-pixel ramp between them', () => {
+    // the object: the cat photo's left half
+    const { width, height } = cat;
+    const object = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) object.fill(255, y * width, y * width + width / 2);
+    const out = styleTransfer(job({ object, styleStrength: 1 }));
+    const rows = (data: Uint8Array, x0: number, x1: number) => {
+      const part: number[] = [];
+      for (let y = 0; y < height; y++)
+        for (let x = x0; x < x1; x++) part.push(...data.subarray((y * width + x) * 3, (y * width + x) * 3 + 3));
+      return Uint8Array.from(part);
+    };
+    const half = width / 2;
+    // two pixels in from the mask's edge the object's bytes are the original's
+    expect(Buffer.from(rows(out, 0, half - 1)).equals(Buffer.from(rows(cat.data, 0, half - 1)))).toBe(true);
+    // the rest moved towards the reference about as far as the whole image does without an object
+    const target = labMeans(rocket.data);
+    const start = distance(labMeans(rows(cat.data, half + 1, width)), target);
+    expect(distance(labMeans(rows(out, half + 1, width)), target) / start).toBeLessThan(0.2);
+  });
+
   it('is deterministic and keeps the size', () => {
     const first = styleTransfer(job({}));
     expect(first.length).toBe(cat.data.length);

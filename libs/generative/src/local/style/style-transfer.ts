@@ -15,6 +15,8 @@ export interface StyleInput {
   styleStrength: number;
   denoisingStrength: number;
   depthStrength: number;
+  /** 1 byte per pixel, non-zero on the object (the segmentation mask): it keeps its own colours. Optional. */
+  object?: Uint8Array;
   /** Unused: the transfer is deterministic. */
   seed: number;
 }
@@ -33,6 +35,7 @@ export interface StyleInput {
  * with d = 1 the reference's means and deviations; depth 1 keeps the image's own edges at their own contrast
  * (depth 0 lets them scale with the tone and fade up to half); denoising lets contrast, saturation and fine
  * texture move towards the reference's. Without a reference and without colour or light words: the image as is.
+ * With `object`, the statistics are the image's around the object, and the object's pixels are kept (keepObject).
  */
 export function styleTransfer(input: StyleInput): Uint8Array {
   const s = unit(input.styleStrength);
@@ -40,7 +43,8 @@ export function styleTransfer(input: StyleInput): Uint8Array {
   const { width, height } = input;
   const planes = toLab(input.data);
   const base = baseLayer(planes.L, width, height);
-  const source = labStatistics(planes, base);
+  // the statistics of what is restyled: the image around the object
+  const source = labStatistics(planes, base, input.object);
   const target = input.reference
     ? referenceStatistics(input.reference)
     : promptStatistics(source, input.prompt, input.negativePrompt);
@@ -61,7 +65,32 @@ export function styleTransfer(input: StyleInput): Uint8Array {
     b[i] = source.mean[2] + (b[i] - source.mean[2]) * gain[2] + (meanT[2] - source.mean[2]) * tint[i];
     L[i] = meanT[0] + (base[i] - source.mean[0]) * gain[0] + (L[i] - base[i]) * detailGain;
   }
-  return fromLab(planes);
+  const styled = fromLab(planes);
+  if (input.object) keepObject(styled, input.data, input.object, width, height);
+  return styled;
+}
+
+/**
+ * The object's pixels back as they were: each pixel takes the original by the mean of the object mask over its
+ * 3 x 3 neighbourhood (a one-pixel ramp at the mask's edge, no ring of either kept around it).
+ */
+function keepObject(styled: Uint8Array, original: Uint8Array, object: Uint8Array, width: number, height: number): void {
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let sum = 0;
+      let count = 0;
+      for (let v = Math.max(0, y - 1); v <= Math.min(height - 1, y + 1); v++) {
+        for (let u = Math.max(0, x - 1); u <= Math.min(width - 1, x + 1); u++) {
+          sum += object[v * width + u] !== 0 ? 1 : 0;
+          count++;
+        }
+      }
+      const keep = sum / count;
+      if (keep === 0) continue;
+      const at = (y * width + x) * 3;
+      for (let c = 0; c < 3; c++) styled[at + c] = Math.round(styled[at + c] * (1 - keep) + original[at + c] * keep);
+    }
+  }
 }
 
 /**
