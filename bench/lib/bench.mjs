@@ -278,7 +278,10 @@ async function outpaintSuite(options, folder) {
   const main = resolve(ROOT, options.main);
   const before = options.outpaint.before && resolve(options.outpaint.before);
   const result = await runOutpaintSuite(
-    { ...options, outpaint: { ...options.outpaint, before } },
+    {
+      ...options,
+      outpaint: { ...options.outpaint, before, gallery: options.writeOutpaintDoc || options.outpaint.gallery },
+    },
     { main, folder, env, serviceEnv, log },
   );
   await stopAll();

@@ -82,6 +82,8 @@ const USAGE = `node bench/run.mjs [options]
                          26's time targets then read the ratio measured in the run
   --outpaint-before=PATH outpaint suite: also outpaint every photo with another build's service (its
                          dist/apps/api/src/main.js, e.g. the code before a change), in the same tables
+  --outpaint-gallery     outpaint suite: write the pictures into docs/images/outpaint/ even when the doc is not
+                         written (a run that writes the doc always does)
   --quick                a few requests per cell, 24 and 72 batch items, one request per vision row and three
                          composites (a smoke test; figures meaningless)
   --main=PATH            the built service (default dist/apps/api/src/main.js)
@@ -130,6 +132,7 @@ export function readOptions(argv) {
         'no-imgly': { type: 'boolean', default: false },
         'vision-before': { type: 'string' },
         'outpaint-before': { type: 'string' },
+        'outpaint-gallery': { type: 'boolean' },
         methods: { type: 'string', default: ALL_METHODS.join(',') },
         formats: { type: 'string', default: ALL_FORMATS.join(',') },
         concurrency: { type: 'string', default: ALL_CONCURRENCY.join(',') },
@@ -187,7 +190,11 @@ export function readOptions(argv) {
     writeAdmissionDoc: values['no-doc'] ? false : (values.doc ?? (!values.quick && editParts.includes('admission'))),
     vision: visionPlan(values),
     scene: SCENE[values.quick ? 'quick' : 'full'],
-    outpaint: { photos: values.quick ? 2 : Infinity, before: values['outpaint-before'] },
+    outpaint: {
+      photos: values.quick ? 2 : Infinity,
+      before: values['outpaint-before'],
+      gallery: Boolean(values['outpaint-gallery']),
+    },
     // the outpaint block: a run of that suite that is not quick
     writeOutpaintDoc: values['no-doc'] ? false : (values.doc ?? !values.quick),
     // the scene block: a run of that suite that is not quick

@@ -4,7 +4,8 @@
 // then measured against the real photo (lib/outpaint-metrics.mjs), beside a mirror-and-blur fill made in-process
 // from the same crop and, with --outpaint-before=PATH, another build's service (the code before a change). The
 // object the copy count looks for is the service's own cut-out of the crop (background.remove). Each result is
-// also written as a strip (truth, this build, the build before, mirror-and-blur) into docs/images/outpaint/.
+// also written as a strip (truth, this build, the build before, mirror-and-blur) into docs/images/outpaint/ by a
+// run that writes the doc, or with --outpaint-gallery.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -204,7 +205,7 @@ export async function runOutpaintSuite(options, { main, folder, env, serviceEnv,
         const metrics = await fillMetrics(rgb, photo.truth.data, width, height, photo.inner, masks[photo.name]);
         rows.push({ photo: photo.name, method, ms, ...metrics });
       }
-      await writeStrip(photo, [photo.truth.data, ...methods.map(([, rgb]) => rgb)]);
+      if (options.outpaint.gallery) await writeStrip(photo, [photo.truth.data, ...methods.map(([, rgb]) => rgb)]);
     }
     return { rows, methods: [...new Set(rows.map((row) => row.method))], seconds: (performance.now() - began) / 1000 };
   } finally {
