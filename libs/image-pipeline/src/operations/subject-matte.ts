@@ -2,7 +2,7 @@ import { ServiceException } from '@app/common';
 import sharp, { type Sharp } from 'sharp';
 import type { SubjectPlan } from '../edit-plan';
 import type { MatteResult } from '../kernels/matte.kernel';
-import type { Segmenter } from '../ports/segmenter.port';
+import type { RawImage, SegmentationCategory, Segmenter } from '../ports/segmenter.port';
 import type { RawPixels } from '../workers/raw-pixels';
 import type { StepContext } from './pipeline-step';
 
@@ -43,6 +43,13 @@ function requireSegmenter(context: StepContext): Segmenter {
   );
 }
 
+/** The Segmenter's coarse mask of `image` (the image squeezed to the model's input size), at that size. */
+async function coarseMask(image: Sharp, segmenter: Segmenter, category: SegmentationCategory): Promise<RawImage> {
+  const { width, height } = segmenter.inputSize;
+  const modelInput = await resizedRaw(image, width, height, 3);
+  return segmenter.mask({ ...modelInput, channels: 3 }, category);
+}
+
 /** An object that covers more than this share of the image is the scene itself: no object mask for it. */
 const OBJECT_MAX_SHARE = 0.9;
 
@@ -60,16 +67,14 @@ export async function objectMask(
 ): Promise<RawPixels | undefined> {
   const segmenter = context.segmenter;
   if (!segmenter) return undefined;
-  const { inputSize } = segmenter;
-  const modelInput = await resizedRaw(rawImage(pixels), inputSize.width, inputSize.height, 3);
-  const coarse = await segmenter.mask({ ...modelInput, channels: 3 }, 'general');
+  const coarse = await coarseMask(rawImage(pixels), segmenter, 'general');
   let mask = rawImage(coarse).resize({ width: pixels.width, height: pixels.height, fit: 'fill', kernel: 'linear' });
   if (spread > 0) mask = mask.blur(Math.max(0.3, spread / 2));
   const { data, info } = await mask.threshold(threshold).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
   const result: RawPixels = { data, width: info.width, height: info.height, channels: 1 };
-  let covered = 0;
-  for (const value of result.data) if (value !== 0) covered++;
-  return covered > OBJECT_MAX_SHARE * result.data.length ? undefined : result;
+  // the share covered, by libvips (the mask is 0 or 255): no pixel loop on the event loop
+  const { channels } = await rawImage(result).stats();
+  return channels[0].mean / 255 > OBJECT_MAX_SHARE ? undefined : result;
 }
 
 /**
@@ -85,8 +90,7 @@ export async function subjectMatte(
   const segmenter = requireSegmenter(context);
   const { inputSize } = segmenter;
   const source = rawImage(pixels);
-  const modelInput = await resizedRaw(source.clone(), inputSize.width, inputSize.height, 3);
-  const coarse = await segmenter.mask({ ...modelInput, channels: 3 }, subject.category);
+  const coarse = await coarseMask(source.clone(), segmenter, subject.category);
   const size = matteSize(pixels.width, pixels.height);
   const [image, upsampled] = await Promise.all([
     resizedRaw(source.clone(), size.width, size.height, 3),

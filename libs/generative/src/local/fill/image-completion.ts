@@ -11,8 +11,8 @@ import {
 
 /**
  * Image completion by patch search and voting, coarse to fine (Wexler, Shechtman and Irani, "Space-time completion
- * of video", 2007, with PatchMatch as the search): the unknown pixels are first a smooth continuation of the known
- * ones at the coarsest level; then, at each level, every patch that holds an unknown pixel is matched to its
+ * of video", 2007, with PatchMatch as the search): the unknown pixels first take their nearest known pixel that is
+ * not the object, at the coarsest level; then, at each level, every patch that holds an unknown pixel is matched to its
  * nearest patch of the known part (patch-match.ts), and each unknown pixel becomes the weighted mean of what the
  * matched patches that cover it put there (a vote: well-matched patches weigh more); repeated, the fill converges
  * to one that is made of the image's own patches everywhere and agrees with itself where they overlap, so that
@@ -22,8 +22,9 @@ import {
 
 /**
  * Time against quality: EM iterations per level and PatchMatch passes per iteration; levels larger than
- * `workPixels` are not searched: their matches are the coarser level's scaled up, each pixel copied from the
- * best of those that cover it (the detail of the full-size image, where the structure was settled below).
+ * `workPixels` are not searched: their matches are the coarser level's scaled up (only the border's are fitted
+ * again) and each pixel copied from its own (copyVote): the detail of the full-size image, where the structure was
+ * settled below.
  */
 export interface CompletionSettings {
   iterations: { coarsest: number; middle: number; finest: number };
@@ -62,10 +63,11 @@ const COARSEST_SIDE = 48;
  */
 const CONFIDENCE = 1.3;
 const MAX_LEVELS = 8;
-/** Random search reach, px, of the targets at the border on the levels that are not searched. */
-const BORDER_SEARCH = 8;
-/** Random search reach, px, at every level but the coarsest: the coarser levels found the structure already. */
-const FINEST_SEARCH = 8;
+/**
+ * Random search reach, px, at every level but the coarsest (and of the border's targets on the levels that are not
+ * searched): the coarser levels found the structure already.
+ */
+const LOCAL_SEARCH = 8;
 /** Share of matches whose error sets the vote's scale (Wexler et al. use the 75th percentile). */
 const SCALE_PERCENTILE = 0.75;
 
@@ -106,7 +108,7 @@ export function completeImage(
       // pixels next to the border line up with it
       const border = touchingKnown(level, field.targets);
       field.refresh(border);
-      field.search(settings.passes, BORDER_SEARCH, border);
+      field.search(settings.passes, LOCAL_SEARCH, border);
       const vote = copyVote(field);
       writeUnknown(level, vote);
       if (index === 0) finalVote = vote;
@@ -130,7 +132,7 @@ export function completeImage(
         : index === 0
           ? settings.iterations.finest
           : settings.iterations.middle;
-    const reach = index < levels.length - 1 ? FINEST_SEARCH : Math.max(level.width, level.height);
+    const reach = index < levels.length - 1 ? LOCAL_SEARCH : Math.max(level.width, level.height);
     for (let i = 0; i < iterations; i++) {
       field.search(settings.passes, reach);
       const vote = voteOf(field, depth);
