@@ -17,6 +17,11 @@ export interface ObjectShape {
   thickness: number;
   /** Share (0..1) of its occupied columns whose lowest row is within 2 % of its height of the base: 1 = flat. */
   flatBase: number;
+  /**
+   * The widest run of columns ending within 1 % of its height of the base, over its width 5 % of its height
+   * above the base: about 1 for a pot, a box, a bottle, a shoe's sole; under 0.5 for a disc or a ball.
+   */
+  baseFlatness: number;
 }
 
 /** A cell belongs to the object when at least half of it is covered. */
@@ -41,7 +46,18 @@ export function measureObject(grid: WorkGrid): ObjectShape {
     }
   }
   if (base < 0)
-    return { present: false, left: 0, right: 0, top: 0, base: 0, bottom, size: 1, thickness: 1, flatBase: 0 };
+    return {
+      present: false,
+      left: 0,
+      right: 0,
+      top: 0,
+      base: 0,
+      bottom,
+      size: 1,
+      thickness: 1,
+      flatBase: 0,
+      baseFlatness: 0,
+    };
   const size = Math.max(1, right - left + 1, base - top + 1);
   const thickness = Math.max(1, Math.min(right - left + 1, base - top + 1));
   const tolerance = (base - top + 1) * 0.02;
@@ -52,18 +68,72 @@ export function measureObject(grid: WorkGrid): ObjectShape {
     columns += 1;
     if (base - bottom[x] <= tolerance) flat += 1;
   }
-  return { present: true, left, right, top, base, bottom, size, thickness, flatBase: flat / columns };
+  const baseFlatness = flatness(grid, bottom, left, right, top, base);
+  return { present: true, left, right, top, base, bottom, size, thickness, flatBase: flat / columns, baseFlatness };
+}
+
+function flatness(grid: WorkGrid, bottom: Int32Array, left: number, right: number, top: number, base: number): number {
+  const objectHeight = base - top + 1;
+  const near = Math.max(1, objectHeight * 0.01);
+  let run = 0;
+  let widest = 0;
+  for (let x = left; x <= right; x++) {
+    run = bottom[x] >= 0 && base - bottom[x] <= near ? run + 1 : 0;
+    widest = Math.max(widest, run);
+  }
+  const row = Math.max(top, base - Math.round(objectHeight * 0.05)) * grid.width;
+  let from = -1;
+  let to = -1;
+  for (let x = left; x <= right; x++) {
+    if (grid.alpha.data[row + x] < COVERED) continue;
+    if (from < 0) from = x;
+    to = x;
+  }
+  return from < 0 ? 0 : Math.min(1, widest / (to - from + 1));
 }
 
 /**
  * The view `auto` chooses. `front` (seen horizontally, the shadow thrown on a floor behind) when the object
- * stands on something: its outline ends in a flat base (at least 40 % of its columns end within 2 % of its height
- * of its lowest row: bottles, boxes, mugs, bags, shoes, lamps; a disc's or a ball's are about 30 %, a ring's 27 %,
- * a stool's on legs 10 %) and that base lies in the lower 40 % of the canvas, where a floor
- * would be. Otherwise `top` (seen from above, a soft shadow all around): round or irregular outlines (a watch, a
+ * stands on something (`standsOnBase`: bottles, boxes, mugs, bags, shoes, lamps, a potted plant; not a disc, a
+ * ball or a ring, whose 30 % or 27 % of columns end near the lowest row on a curve, nor a stool on thin legs) and
+ * that base lies in the lower 40 % of the canvas, where a floor would be. Otherwise `top` (seen from above, a soft shadow all around): round or irregular outlines (a watch, a
  * plate, a bag lying down) and objects placed high on the canvas.
  */
 export function chooseView(shape: ObjectShape, gridHeight: number): 'top' | 'front' {
   if (!shape.present) return 'top';
-  return shape.flatBase >= 0.4 && shape.base >= gridHeight * 0.6 ? 'front' : 'top';
+  return standsOnBase(shape) && shape.base >= gridHeight * 0.6 ? 'front' : 'top';
+}
+
+/**
+ * It stands on a base: at least 40 % of its columns end within 2 % of its height of its lowest row (a bottle, a
+ * box), or its lowest rows are flat across at least 3/4 of its width just above them (a plant's pot under wider
+ * leaves, a lamp's foot).
+ */
+export function standsOnBase(shape: ObjectShape): boolean {
+  return shape.present && (shape.flatBase >= 0.4 || shape.baseFlatness >= 0.75);
+}
+
+/**
+ * Where the object touches the floor: the columns whose lowest row is within 3 % of its height of its base (a
+ * plant's pot, a bottle's bottom, a chair's feet; not the leaves or the seat above them), and their span.
+ */
+export interface Footprint {
+  left: number;
+  right: number;
+  /** Per grid column: 1 where the object touches the floor there. */
+  columns: Uint8Array;
+}
+
+export function footprintOf(shape: ObjectShape): Footprint {
+  const columns = new Uint8Array(shape.bottom.length);
+  const tolerance = Math.max(1, (shape.base - shape.top + 1) * 0.03);
+  let left = shape.right;
+  let right = shape.left;
+  for (let x = shape.left; x <= shape.right; x++) {
+    if (shape.bottom[x] < 0 || shape.base - shape.bottom[x] > tolerance) continue;
+    columns[x] = 1;
+    if (x < left) left = x;
+    if (x > right) right = x;
+  }
+  return { left, right, columns };
 }

@@ -23,6 +23,18 @@ function disc(cx: number, cy: number, r: number): Uint8Array {
 
 const STANDING = box(130, 190, 100, 280);
 
+/** A pot (rows 230..280, 36 px wide) under a crown of leaves (an ellipse 140 px wide ending at row 196) on a stem. */
+function potted(): Uint8Array {
+  const object = box(142, 178, 230, 280);
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      const leaves = ((x - 160) / 70) ** 2 + ((y - 150) / 46) ** 2 <= 1;
+      const stem = x >= 157 && x <= 163 && y > 150 && y < 230;
+      if (leaves || stem) object.set([60, 150, 70, 255], (y * W + x) * 4);
+    }
+  return object;
+}
+
 function render(extra: Partial<SceneRenderInput>, object = STANDING) {
   return renderScene({
     width: W,
@@ -67,15 +79,49 @@ describe('renderScene: shadows', () => {
     });
   }
 
-  it('front lays the shadow on the floor behind the object, to the side away from the light; top beside its body', () => {
+  it('front lays the shadow low on the floor behind, away from the light; top throws it towards the viewer; neither climbs the sides', () => {
     const front = render({ background: { kind: 'shadows', colour: WHITE, view: 'front' } }).data;
     const top = render({ background: { kind: 'shadows', colour: WHITE, view: 'top' } }).data;
     // Behind: above the base, beyond the right edge (variant 0's light is on the left).
-    expect(at(front, 3, 200, 255)).toBeLessThan(WHITE.r - 15);
-    expect(at(top, 3, 200, 255)).toBeGreaterThan(at(front, 3, 200, 255) + 10);
-    // Half-way up the body, just right of it: only the top view's all-round shadow reaches there.
-    expect(at(top, 3, 194, 190)).toBeLessThan(WHITE.r - 10);
-    expect(at(front, 3, 194, 190)).toBe(WHITE.r);
+    expect(at(front, 3, 205, 270)).toBeLessThan(WHITE.r - 15);
+    expect(at(top, 3, 205, 270)).toBeGreaterThan(at(front, 3, 205, 270) + 10);
+    // Towards the viewer: below the base, to the right.
+    expect(at(top, 3, 205, 300)).toBeLessThan(WHITE.r - 15);
+    expect(at(top, 3, 205, 300)).toBeLessThan(at(front, 3, 205, 300) - 10);
+    // Beside the body above its lowest third, in both views: the backdrop untouched.
+    for (const data of [front, top])
+      for (let y = 100; y < 220; y += 4) {
+        expect(at(data, 3, 124, y)).toBe(WHITE.r);
+        expect(at(data, 3, 196, y)).toBe(WHITE.r);
+      }
+  });
+
+  it('a potted plant: both shadows start at the pot, none under the leaves', () => {
+    const plant = potted();
+    for (const view of ['top', 'front'] as const) {
+      const { data } = render({ background: { kind: 'shadows', colour: WHITE, view } }, plant);
+      expect(at(data, 3, 160, 283), `${view}: under the pot`).toBeLessThan(WHITE.r - 40);
+      // just under the leaves, left and right of the pot, well above the floor
+      for (const x of [95, 110, 210, 225]) for (const y of [200, 206, 212]) expect(at(data, 3, x, y)).toBe(WHITE.r);
+    }
+    expect(render({}, plant).details.view).toBe('front');
+  });
+
+  it('a glossy floor mirrors the plant under its pot, not each leaf under itself', () => {
+    const scene = (prompt: string) => render({ background: { kind: 'prompt' }, prompt }, potted()).data;
+    const glossy = scene('glossy white');
+    const matte = scene('matte white');
+    for (const x of [95, 110, 210, 225])
+      for (const y of [200, 206, 212]) expect(at(glossy, 3, x, y)).toBe(at(matte, 3, x, y));
+    expect(Math.abs(at(glossy, 3, 160, 286) - at(matte, 3, 160, 286))).toBeGreaterThan(3);
+  });
+
+  it('a flat object seen from above (a disc): its whole outline offset away from the light, softly', () => {
+    const { data } = render({ background: { kind: 'shadows', colour: WHITE, view: 'top' } }, disc(160, 140, 70));
+    // variant 0: light from the left, so the shadow lies right and below; the left and top edges stay light
+    expect(at(data, 3, 234, 150)).toBeLessThan(WHITE.r - 15);
+    expect(at(data, 3, 160, 214)).toBeLessThan(WHITE.r - 15);
+    expect(at(data, 3, 86, 140)).toBeGreaterThan(at(data, 3, 234, 150) + 10);
   });
 
   it('auto picks front for a flat base low on the canvas, top for a round outline or a high one', () => {

@@ -1,11 +1,12 @@
 import { gaussianMean } from '@app/image-pipeline/kernels/background-blur.kernel';
 import type { Plane } from '@app/image-pipeline/kernels/guided-filter';
-import type { ObjectShape } from './object-shape';
+import { footprintOf, type ObjectShape } from './object-shape';
 import type { WorkGrid } from './work-grid';
 
 /**
- * The object mirrored on a glossy floor, on the work grid: in each column, the rows above the object's lowest
- * row are flipped below it, fading to nothing at 35 % of the object's height and blurring with distance (one blur
+ * The object mirrored on a glossy floor, on the work grid: in each column, the rows above the floor are flipped
+ * below it (the floor is the column's lowest row where the object touches it, its base elsewhere: a leaf above a
+ * pot is mirrored under the pot's base, not under itself), fading to nothing at 35 % of the object's height and blurring with distance (one blur
  * with `passes` 1, a tight and a wide one mixed by distance with 2). Planes: opacity 0..1 and the colour
  * premultiplied by it (0..255), to lay over the floor as `floor * (1 - a) + colour`.
  */
@@ -20,9 +21,10 @@ export function reflectionPlanes(grid: WorkGrid, shape: ObjectShape, strength: n
   const sources = [grid.alpha.data, ...grid.colour.map((plane) => plane.data)];
   const reach = Math.max(2, Math.round((shape.base - shape.top + 1) * 0.35));
   const distance = new Float32Array(width * height);
+  const foot = footprintOf(shape);
   for (let x = shape.left; x <= shape.right && shape.present; x++) {
-    const lowest = shape.bottom[x];
-    if (lowest < 0) continue;
+    if (shape.bottom[x] < 0) continue;
+    const lowest = foot.columns[x] ? shape.bottom[x] : shape.base;
     for (let d = 1; d <= reach; d++) {
       const to = lowest + d;
       const from = lowest - d + 1;
