@@ -297,6 +297,26 @@ describe('prompt scenes', () => {
     expect(response.profiling.backend).toBe('local');
   });
 
+  it('says in a notice which words of the prompt it did not draw, and gives none when it drew them all', async () => {
+    const { response } = await scene({
+      object: { scale: 0.5 },
+      scene: { prompt: 'a sunny kitchen with lemons on white marble', preference: 'fast' },
+      output: { number_of_images: 1 },
+    });
+    expect(response.notices).toHaveLength(1);
+    const [notice] = response.notices;
+    expect(notice.code).toBe('PROMPT_NOT_DRAWN');
+    expect(notice.field).toBe('scene.prompt');
+    for (const word of ['sunny', 'kitchen', 'lemons']) expect(notice.message).toContain(word);
+    expect(notice.message).not.toMatch(/\bmarble\b|\bwhite\b/);
+    const drawn = await scene({
+      object: { scale: 0.5 },
+      scene: { prompt: 'white marble table, soft warm light', preference: 'fast' },
+      output: { number_of_images: 1 },
+    });
+    expect(drawn.response.notices).toBeUndefined();
+  });
+
   it('cuts out an object whose image has no transparency (segmentation)', async () => {
     const flat = await (
       await import('sharp')

@@ -16,7 +16,7 @@ import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
-import { NO_FACE_FOUND, type EditNotice } from './privacy-plan';
+import { NO_FACE_FOUND, type EditNotice } from './notices';
 import { formatOfPath, ResultWriter } from './results/result-writer';
 
 /** An uploaded input, with the hold on the input budget it was admitted with (released when the edit ends). */

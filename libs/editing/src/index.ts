@@ -32,6 +32,7 @@ export * from './tasks/task-request';
 export * from './webhooks/webhooks.module';
 export * from './webhooks/webhook-secrets';
 export { SHOWN_SECRET_LENGTH } from './webhooks/webhook-signature';
+export * from './notices';
 export * from './privacy-plan';
 export * from './inputs/source-loader';
 export * from './scene/scene-request';

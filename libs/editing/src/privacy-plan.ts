@@ -1,21 +1,6 @@
 import { ServiceException } from '@app/common';
 import { SUBNASALE, UPPER_LIP_TOP, type DetectedFace, type IdentityCropPlan } from '@app/image-pipeline';
 
-/** What an edit tells its client beside the result: an operation asked for that did not change the image. */
-export interface EditNotice {
-  /** Stable, for programs: `NO_FACE_FOUND`. */
-  code: 'NO_FACE_FOUND';
-  /** The request field the notice is about. */
-  field: string;
-  message: string;
-}
-
-export const NO_FACE_FOUND: EditNotice = {
-  code: 'NO_FACE_FOUND',
-  field: 'operations.privacy.identity_crop',
-  message: 'No face was found in the image: identity_crop left it uncut.',
-};
-
 /**
  * The row one face is cut at: between its subnasale (landmark 33) and the top of its upper lip (51), at their
  * mean height, kept within the rows between the two points (a face tilted so that they share a row is cut just

@@ -649,9 +649,9 @@ export type OutputImageInfoDto = {
 
 export type EditNoticeDto = {
   /**
-   * Stable code. `NO_FACE_FOUND`: `privacy.identity_crop` was asked for and no face was found, so the image was not cut.
+   * Stable code. `NO_FACE_FOUND`: `privacy.identity_crop` was asked for and no face was found, so the image was not cut. `PROMPT_NOT_DRAWN` (scenes): the backend drew the scene without some words of the prompt, which the message lists (the local backend draws colours, surfaces, finishes and light only).
    */
-  code: 'NO_FACE_FOUND';
+  code: 'NO_FACE_FOUND' | 'PROMPT_NOT_DRAWN';
   /**
    * The request field the notice is about.
    */
@@ -928,6 +928,10 @@ export type SceneResponseDto = {
   profiling?: {
     [key: string]: unknown;
   };
+  /**
+   * What was asked and not drawn (an extension; absent when everything was): `PROMPT_NOT_DRAWN` lists the words of the prompt the backend did not draw.
+   */
+  notices?: Array<EditNoticeDto>;
 };
 
 export type TaskProgressDto = {

@@ -7,17 +7,22 @@ import { AdmissionGate } from '../admission/admission-gate';
 import { generatorAnswerLimits, type EditCaller } from '../edit-executor';
 import { toImageError } from '../image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from '../image-info';
+import { promptNotDrawn, type EditNotice } from '../notices';
 import { SourceLoader, type EditSource } from '../inputs/source-loader';
 import { ModelCapabilities } from '../model-capabilities';
 import { ResultWriter } from '../results/result-writer';
 import { planScene } from './scene-planner';
 import type { SceneRequest } from './scene-request';
 
-/** The scene response's `data`. `profiling`: milliseconds per stage, the backend, and what it reported. */
+/**
+ * The scene response's `data`. `profiling`: milliseconds per stage, the backend, and what it reported. `notices`:
+ * what was asked and not drawn (absent when everything was).
+ */
 export interface SceneResult {
   input: ImageInfo;
   output: OutputImageInfo[];
   profiling: Record<string, number | string | Record<string, number | string>>;
+  notices?: EditNotice[];
 }
 
 function sceneBusy(): ServiceException {
@@ -160,9 +165,12 @@ export class SceneExecutor {
       Object.assign(stages, outcome.stages, { write: Math.round(performance.now() - written) });
       for (const [stage, ms] of Object.entries(stages)) sceneStageDuration.observe({ stage }, ms / 1000);
       const probe = objectSource.probe;
+      const ignored = outcome.details.ignored;
+      const field = plan.generation.generate ? 'scene.prompt.guidelines' : 'scene.prompt';
       return {
         input: imageInfo(probe.format, probe.displayWidth, probe.displayHeight),
         output,
+        ...(typeof ignored === 'string' && ignored.length > 0 && { notices: [promptNotDrawn(field, ignored)] }),
         profiling: {
           ...stages,
           total: Math.round(performance.now() - started),

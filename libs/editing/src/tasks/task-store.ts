@@ -13,7 +13,7 @@ import {
   type WebhookState,
 } from '@app/database';
 import type { ImageInfo, OutputImageInfo } from '../image-info';
-import type { EditNotice } from '../privacy-plan';
+import type { EditNotice } from '../notices';
 
 /** One input of a task as the expansion records it. */
 export interface NewItem {

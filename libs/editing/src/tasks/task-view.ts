@@ -1,7 +1,7 @@
 import { mediaTypeOfExtension } from '@app/common';
 import { isFinalTaskStatus, type EditTaskEntity, type EditTaskItemEntity, type TaskStatus } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
-import type { EditNotice } from '../privacy-plan';
+import type { EditNotice } from '../notices';
 import type { RetryingItems, TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */

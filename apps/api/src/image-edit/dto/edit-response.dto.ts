@@ -55,12 +55,12 @@ export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo 
 /** Something a client should know about an edit that succeeded (an extension of the interface document). */
 export class EditNoticeDto implements EditNotice {
   @ApiProperty({
-    enum: ['NO_FACE_FOUND'],
+    enum: ['NO_FACE_FOUND', 'PROMPT_NOT_DRAWN'],
     example: 'NO_FACE_FOUND',
     description:
-      'Stable code. `NO_FACE_FOUND`: `privacy.identity_crop` was asked for and no face was found, so the image was not cut.',
+      'Stable code. `NO_FACE_FOUND`: `privacy.identity_crop` was asked for and no face was found, so the image was not cut. `PROMPT_NOT_DRAWN` (scenes): the backend drew the scene without some words of the prompt, which the message lists (the local backend draws colours, surfaces, finishes and light only).',
   })
-  code: 'NO_FACE_FOUND';
+  code: EditNotice['code'];
 
   @ApiProperty({ example: 'operations.privacy.identity_crop', description: 'The request field the notice is about.' })
   field: string;

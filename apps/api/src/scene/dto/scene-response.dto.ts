@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SceneResult } from '@app/editing';
-import { ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
+import { EditNoticeDto, ImageInfoDto, OutputImageInfoDto } from '../../image-edit/dto/edit-response.dto';
 
 export class SceneResponseDto implements SceneResult {
   @ApiProperty({ type: ImageInfoDto, description: 'The object image as read.' })
@@ -30,4 +30,19 @@ export class SceneResponseDto implements SceneResult {
     },
   })
   profiling: SceneResult['profiling'];
+
+  @ApiPropertyOptional({
+    type: [EditNoticeDto],
+    description:
+      'What was asked and not drawn (an extension; absent when everything was): `PROMPT_NOT_DRAWN` lists the words of the prompt the backend did not draw.',
+    example: [
+      {
+        code: 'PROMPT_NOT_DRAWN',
+        field: 'scene.prompt',
+        message:
+          'The scene was drawn without these words of the prompt: kitchen, lemons. The local backend draws colours, surfaces, finishes and light only (docs/scenes.md); a generator (GENERATIVE_BACKEND) draws the rest.',
+      },
+    ],
+  })
+  notices?: EditNoticeDto[];
 }
