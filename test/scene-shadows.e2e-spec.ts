@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editImage, fetchResult } from './helpers/edit-client';
+import { fetchResult } from './helpers/edit-client';
 import { startImageServer, type ImageServer } from './helpers/image-server';
-import { createScene, rawOf } from './helpers/scene-fixtures';
+import { createScene, hardCutout, rawOf } from './helpers/scene-fixtures';
 import { measureShadow } from './helpers/shadow-metrics';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -28,24 +27,7 @@ beforeAll(async () => {
   // measure can tell the object's pixels from the backdrop's exactly.
   for (const name of ['mug', 'plant']) {
     images.put(`/${name}.jpg`, readFileSync(join(SAMPLES, `${name}.jpg`)));
-    const res = await editImage(app, {
-      input: images.url(`/${name}.jpg`),
-      operations: { background: { remove: true, color: 'transparent' } },
-      output: { format: 'png' },
-    });
-    expect(res.status, res.text).toBe(200);
-    const cut = await sharp(await fetchResult(app, res.body.data.output.tmp_url))
-      .ensureAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    for (let i = 3; i < cut.data.length; i += 4) cut.data[i] = cut.data[i] >= 128 ? 255 : 0;
-    const { width, height } = cut.info;
-    images.put(
-      `/${name}.png`,
-      await sharp(cut.data, { raw: { width, height, channels: 4 } })
-        .png()
-        .toBuffer(),
-    );
+    images.put(`/${name}.png`, await hardCutout(app, images.url(`/${name}.jpg`)));
   }
 }, 60_000);
 

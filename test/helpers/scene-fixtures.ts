@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { editImage, fetchResult } from './edit-client';
 import { call, type ApiResponse } from './http';
 import type { TestApp } from './test-app';
 
@@ -99,4 +100,26 @@ export function meanDifference(a: { data: Buffer }, b: { data: Buffer }): number
   let sum = 0;
   for (let index = 0; index < a.data.length; index += 1) sum += Math.abs(a.data[index] - b.data[index]);
   return sum / a.data.length;
+}
+
+/**
+ * `url` cut out by the service (background removal), its alpha made hard (0 or 255), as PNG: composited on two
+ * backdrops, its pixels are then the same bytes on both, so a test can tell the object from the scene exactly.
+ */
+export async function hardCutout(app: TestApp, url: string): Promise<Buffer> {
+  const res = await editImage(app, {
+    input: url,
+    operations: { background: { remove: true, color: 'transparent' } },
+    output: { format: 'png' },
+  });
+  if (res.status !== 200) throw new Error(`the cut-out failed: ${res.status} ${res.text}`);
+  const cut = await sharp(await fetchResult(app, res.body.data.output.tmp_url))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (let i = 3; i < cut.data.length; i += 4) cut.data[i] = cut.data[i] >= 128 ? 255 : 0;
+  const { width, height } = cut.info;
+  return sharp(cut.data, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
 }

@@ -141,6 +141,7 @@ export class ImagePipeline implements OnApplicationShutdown {
       profiles: this.profiles,
       maxPixels: this.config.maxInputPixels,
       segmenter: this.segmenter,
+      superResolver: this.superResolver,
       backend: this.generative,
     };
     // either image may be the JPEG whose harmless warnings call for the second try

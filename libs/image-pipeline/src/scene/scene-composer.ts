@@ -22,7 +22,9 @@ import type { Segmenter } from '../ports/segmenter.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { RawPixels } from '../workers/raw-pixels';
 import type { ScenePlan } from './scene-plan';
-import { placeObject } from './scene-placement';
+import { superResolve } from '../operations/upscale.operation';
+import type { SuperResolver } from '../ports/super-resolver.port';
+import { placeObject, type Enlarger } from './scene-placement';
 
 /** An input of a scene: its bytes and header (already checked against the pixel limit). */
 export interface SceneSource {
@@ -35,6 +37,8 @@ export interface SceneResources {
   profiles: Pick<ProfileFiles, 'path'>;
   maxPixels: number;
   segmenter?: Segmenter;
+  /** Enlarges an object placed larger than its own pixels; absent where no network is installed (Lanczos). */
+  superResolver?: SuperResolver;
   backend: GenerativeBackend;
   /** Decode JPEG despite libjpeg's warnings (the second try of withJpegWarningsTolerated). */
   tolerateJpegWarnings?: boolean;
@@ -73,14 +77,17 @@ export async function composeScene(
   };
   const decoded = await timed('decode', () => decodeRgba(object, resources));
   const { pixels: cut, cutOut } = await timed('cutout', () => withObjectAlpha(decoded, object, resources));
-  const layer = await timed('place', () => placeObject(cut, plan));
+  const layer = await timed('place', () => placeObject(cut, plan, enlarger(object, resources)));
   const backdrop = template && (await timed('template', () => coverTemplate(template, plan, resources)));
   const objectImage = portImage(layer.pixels);
   const mask = portImage(await alphaOf(layer.pixels));
   const background = sceneBackground(plan, backdrop && portImage(backdrop));
   const transparent = plan.background.kind === 'shadows' && plan.background.colour.alpha === 0;
   const images: PipelineResult[] = [];
-  let details: Record<string, string | number> = { cutout: cutOut ? 'segmentation' : 'own alpha' };
+  let details: Record<string, string | number> = {
+    cutout: cutOut ? 'segmentation' : 'own alpha',
+    ...(layer.enlarged && { enlarged: layer.enlarged }),
+  };
   for (let index = 0; index < plan.images; index += 1) {
     const job: SceneJob = {
       object: objectImage,
@@ -136,6 +143,17 @@ async function withObjectAlpha(
     stepContext(source, resources),
   );
   return { pixels: await toRaw(stage.image.ensureAlpha()), cutOut: true };
+}
+
+/**
+ * The upscale step's super-resolution (the `photo` network: slim, the one for photographs) for an object placed
+ * larger than its pixels, with the input's alpha enlarged beside it.
+ */
+function enlarger(source: SceneSource, resources: SceneResources): Enlarger | undefined {
+  const { superResolver } = resources;
+  if (!superResolver) return undefined;
+  const context = { ...stepContext(source, resources), superResolver };
+  return async (pixels, factor) => toRaw((await superResolve(fromRaw(pixels), 'photo', factor, context)).image);
 }
 
 /** The template cover-fitted to the canvas (centred), 3 channels. */
@@ -226,8 +244,10 @@ function stepContext(source: SceneSource, resources: SceneResources): StepContex
  * template, when there is one, decoded whole before it is cover-fitted (two RGBA frames of its own size: decoded
  * and resized, the larger of which libvips holds at once); the canvas held as the object layer, its mask, the
  * cover-fitted template, the backend's scene, the composite and the encoder's frame (about eight RGBA canvas
- * frames; the images are made one after the other); and `answer`: the limits of an HTTP generator's encoded
- * answer, read and decoded one image at a time (absent: a backend that answers pixels).
+ * frames; the images are made one after the other); the super-resolution of an object placed larger than its
+ * pixels (the network's output, at most (2 / 1.5)^2 < 2 times the object's placed size, as RGB and RGBA: counted
+ * whenever it may happen, as the object's box is not known before decoding); and `answer`: the limits of an HTTP
+ * generator's encoded answer, read and decoded one image at a time (absent: a backend that answers pixels).
  */
 export function estimateSceneMemory(
   object: Pick<ImageProbe, 'width' | 'height'>,
@@ -239,5 +259,6 @@ export function estimateSceneMemory(
   const canvas = plan.width * plan.height;
   const backdrop = extra.template ? extra.template.width * extra.template.height * 4 * 2 : 0;
   const answered = extra.answer ? generatedAnswerBytes(canvas, extra.answer) : 0;
-  return input * 4 * 6 + matte.width * matte.height * 96 + backdrop + canvas * 4 * 8 + answered;
+  const enlarged = canvas * 2 * 4 * 2;
+  return input * 4 * 6 + matte.width * matte.height * 96 + backdrop + canvas * 4 * 8 + enlarged + answered;
 }

@@ -9,8 +9,24 @@ import type { ScenePlan } from './scene-plan';
 const OBJECT_ALPHA = 8;
 const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 
-/** The object trimmed to its box and placed on a transparent canvas of the plan's size. */
-export async function placeObject(pixels: RawPixels, plan: ScenePlan): Promise<{ pixels: RawPixels; subject: string }> {
+/**
+ * Enlarges the object's pixels by at least `factor` with a super-resolution network (the pipeline's upscale
+ * step); absent where no network is installed.
+ */
+export type Enlarger = (pixels: RawPixels, factor: number) => Promise<RawPixels>;
+
+/** An object enlarged more than this (per side) goes through the super-resolution network, not interpolation. */
+export const SUPER_RESOLVE_ABOVE = 1.5;
+
+/**
+ * The object trimmed to its box and placed on a transparent canvas of the plan's size. Enlarged past its own
+ * pixels, it goes through `enlarge` first (then Lanczos makes the exact size); `enlarged` says how.
+ */
+export async function placeObject(
+  pixels: RawPixels,
+  plan: ScenePlan,
+  enlarge?: Enlarger,
+): Promise<{ pixels: RawPixels; subject: string; enlarged?: string }> {
   const box = await objectBox(pixels);
   if (!box) {
     throw ServiceException.validation({
@@ -28,6 +44,12 @@ export async function placeObject(pixels: RawPixels, plan: ScenePlan): Promise<{
   const target = placedBox(size, box, pixels, plan);
   const width = Math.max(1, Math.round(target.width));
   const height = Math.max(1, Math.round(target.height));
+  const factor = Math.max(width / size.width, height / size.height);
+  let enlarged: string | undefined;
+  if (factor > SUPER_RESOLVE_ABOVE) {
+    if (enlarge) object = rawImage(await enlarge(await toRaw(object), factor));
+    enlarged = `${factor.toFixed(2)}x by ${enlarge ? 'super-resolution' : 'interpolation (no super-resolution model)'}`;
+  }
   const resized = await toRaw(object.resize({ width, height, fit: 'fill', kernel: 'lanczos3' }));
   const left = Math.round(target.left);
   const top = Math.round(target.top);
@@ -62,7 +84,7 @@ export async function placeObject(pixels: RawPixels, plan: ScenePlan): Promise<{
       },
     ]),
   );
-  return { pixels: placed, subject: await describeObject(resized) };
+  return { pixels: placed, subject: await describeObject(resized), ...(enlarged && { enlarged }) };
 }
 
 /** The box of the pixels whose alpha reaches OBJECT_ALPHA; undefined when there are none. */
