@@ -117,3 +117,24 @@ describe('an object enlarged past its own pixels', () => {
     expect(data.profiling.details.enlarged).toBeUndefined();
   });
 });
+
+describe('the variants of one request', () => {
+  it('four images of one prompt differ pairwise by a measured amount (light, backdrop tone, the surface pattern)', async () => {
+    const { results } = await scene({
+      object: { image_url: images.url('/bottle.png'), scale: 0.6 },
+      scene: { prompt: 'white marble table, soft warm light' },
+      output: { number_of_images: 4, format: 'png' },
+    });
+    expect(results).toHaveLength(4);
+    const differences: string[] = [];
+    for (let a = 0; a < 4; a++)
+      for (let b = a + 1; b < 4; b++) {
+        let sum = 0;
+        for (let i = 0; i < results[a].data.length; i++) sum += Math.abs(results[a].data[i] - results[b].data[i]);
+        const mean = sum / results[a].data.length;
+        differences.push(`${a}-${b}: ${mean.toFixed(1)}`);
+        // the mean absolute difference of every channel of every pixel, the product's own pixels included
+        expect(mean, differences.join(', ')).toBeGreaterThan(5);
+      }
+  });
+});

@@ -47,6 +47,22 @@ export class ValueNoise {
     return sum * 1.6;
   }
 
+  /**
+   * Turbulence (Perlin): the sum of `octaves` octaves of |noise|, each twice the frequency and half the amplitude,
+   * about 0..1: creased where the noise crosses zero, the kinks of marble veins and of wood's figure.
+   */
+  turbulence(x: number, y: number, octaves: number): number {
+    let sum = 0;
+    let amplitude = 0.5;
+    let frequency = 1;
+    for (let o = 0; o < octaves; o++) {
+      sum += amplitude * Math.abs(this.at(x * frequency + o * 23.3, y * frequency + o * 41.9));
+      amplitude *= 0.5;
+      frequency *= 2;
+    }
+    return sum * 1.6;
+  }
+
   /** A per-point random value in [-1, 1] without interpolation (grain). */
   grain(ix: number, iy: number): number {
     return this.lattice[((iy & MASK) << 8) | (ix & MASK)];

@@ -1,6 +1,7 @@
 import type { PortColour } from '@app/image-pipeline';
 import type { PromptReading, Surface } from '../prompt-vocabulary';
 import type { ObjectShape } from './object-shape';
+import { applyTint } from './scene-light';
 import type { SceneContext } from './render-scene';
 import { reflectionPlanes } from './scene-reflection';
 import { ValueNoise } from './seeded-noise';
@@ -90,7 +91,9 @@ function paint(context: SceneContext, studio: Studio): Uint8Array {
   const { width, height } = input;
   const { palette, texture, line, reflected } = studio;
   const { wall, floor, accent } = palette;
-  const band = height * (SWEEPS.has(studio.surface) ? 0.09 : 0.012);
+  const sweep = SWEEPS.has(studio.surface);
+  // A table's back edge meets the wall behind it: a narrow band (a little out of focus), the wall darker just above.
+  const band = height * (sweep ? 0.09 : 0.02);
   // The floor's vanishing line, far above: a mild perspective, as from a camera at about the object's height.
   const vanishing = line - height * 0.9;
   const wallAmount = WALL_TEXTURED.has(studio.surface) ? 0.45 : 0;
@@ -100,13 +103,15 @@ function paint(context: SceneContext, studio: Studio): Uint8Array {
   const lightX = light.x * width;
   const lightY = line - height * 0.18;
   const reach = 1 / ((width * width + height * height) * 0.55);
-  const [tr, tg, tb] = light.tint;
+  const pixel = new Float64Array(3);
   for (let y = 0; y < height; y++) {
     const t = Math.min(1, Math.max(0, (y - line) / band + 0.5));
     const onFloor = t * t * (3 - 2 * t);
     const depth = (height * 0.9) / Math.max(1, y - vanishing);
     // The top of the wall, far from the light, a little darker; the sweep's curve slightly brighter.
-    const rowLight = light.exposure * (1 - 0.08 * Math.max(0, 1 - y / line) + 0.015 * (1 - Math.abs(2 * t - 1)));
+    const behind = sweep || y >= line ? 0 : 0.05 * Math.exp(-(((line - y) / (height * 0.035)) ** 2));
+    const rowLight =
+      light.exposure * (1 - 0.08 * Math.max(0, 1 - y / line) + 0.015 * (1 - Math.abs(2 * t - 1)) - behind);
     const dy2 = (y - lightY) ** 2;
     const r0 = wall.r + (floor.r - wall.r) * onFloor;
     const g0 = wall.g + (floor.g - wall.g) * onFloor;
@@ -128,9 +133,11 @@ function paint(context: SceneContext, studio: Studio): Uint8Array {
       const dx = x - lightX;
       const lit = rowLight * (1 - light.falloff * Math.min(1.6, (dx * dx + dy2) * reach));
       const k = lit * (1 + shade) * (1 - shadow[i]);
-      let r = (r0 + (accent.r - r0) * mix) * k * tr;
-      let g = (g0 + (accent.g - g0) * mix) * k * tg;
-      let b = (b0 + (accent.b - b0) * mix) * k * tb;
+      pixel[0] = (r0 + (accent.r - r0) * mix) * k;
+      pixel[1] = (g0 + (accent.g - g0) * mix) * k;
+      pixel[2] = (b0 + (accent.b - b0) * mix) * k;
+      applyTint(pixel, light.tint);
+      let [r, g, b] = pixel;
       if (reflected.length > 0) {
         const a = reflected[0][i];
         r = r * (1 - a) + reflected[1][i] * lit;

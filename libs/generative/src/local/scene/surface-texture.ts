@@ -37,32 +37,63 @@ export const WALL_TEXTURED: ReadonlySet<Surface> = new Set(['paper', 'linen', 'c
 
 const TAU = Math.PI * 2;
 
+/** 0 below `from`, 1 above `to`, a smoothstep between. */
+function smooth(from: number, to: number, value: number): number {
+  const t = Math.min(1, Math.max(0, (value - from) / (to - from)));
+  return t * t * (3 - 2 * t);
+}
+
+/** A line of `width` (in the ramp's units) where `ramp` crosses a whole number: 1 on it, fading off. */
+function veinLine(ramp: number, width: number): number {
+  const off = Math.abs(ramp - Math.round(ramp)) / width;
+  return Math.exp(-off * off);
+}
+
+/** A slow 0..1 variation of a vein's width along it. */
+function wave(noise: ValueNoise, u: number, v: number, scale: number): number {
+  return 0.5 + 0.5 * noise.at(u * scale + 71, v * scale);
+}
+
 export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: number): SurfaceTexture {
   const grain = (px: number, py: number) => noise.grain(px, py);
   switch (surface) {
     case 'marble':
       return {
         sample(u, v, px, py, out) {
-          // Veins: the zero lines of a diagonal wave, warped by low-frequency noise; wide soft ones and thin ones.
-          const warp = noise.fbm(u * 1.4, v * 1.4, octaves);
-          const wave = Math.abs(Math.sin((u * 2.2 + v * 1.3 + warp * 1.8) * Math.PI));
-          const thin = Math.abs(Math.sin((u * 5.5 - v * 2.5 + warp * 2.6) * Math.PI));
-          const soft = 1 - wave;
-          out[0] = warp * 0.03 + grain(px, py) * 0.004;
-          out[1] = Math.min(1, soft * soft * soft * soft * 0.32 + Math.max(0, 1 - thin * 18) * 0.5 * (0.6 + warp));
+          // Veins (Perlin's marble): lines where a diagonal ramp, pushed about by turbulence, crosses a whole
+          // number: roughly parallel, kinked, unevenly spaced; each fades in and out along its length and varies in
+          // width, with a soft grey wash around it. Finer veins cross them at another angle, fainter.
+          const drift = noise.fbm(u * 0.7 + 3, v * 0.7, 3) * 0.8;
+          const ramp = (u * 0.9 + v * 1.5) * 1.15 + noise.turbulence(u * 1.7, v * 1.7, octaves) * 0.9 + drift;
+          const main = veinLine(ramp, 0.008 + 0.014 * wave(noise, u, v, 3.1));
+          const wash = veinLine(ramp, 0.07 + 0.05 * wave(noise, u, v, 1.7));
+          const presence = 0.4 + 0.6 * smooth(-0.45, 0.35, noise.fbm(u * 0.9 + 31, v * 0.9, 3));
+          const fineRamp = (u * 1.8 - v * 0.7) * 2.6 + noise.turbulence(u * 3.2 + 11, v * 3.2, octaves) * 1.2;
+          const fine = veinLine(fineRamp, 0.005 + 0.006 * wave(noise, u, v, 5.3));
+          const finePresence = smooth(0.05, 0.6, noise.fbm(u * 1.6 + 7, v * 1.6, 3));
+          const cloud = Math.max(0, noise.fbm(u * 2.6 + 5, v * 2.6, octaves));
+          out[0] = noise.fbm(u * 2.2, v * 2.2, octaves) * 0.015 + grain(px, py) * 0.004;
+          out[1] = Math.min(1, (main * 0.62 + wash * 0.2) * presence + fine * 0.3 * finePresence + cloud * 0.1);
         },
       };
     case 'wood':
       return {
         sample(u, v, px, py, out) {
-          // Planks along the depth, each with its own tone and grain phase, a dark seam between them.
-          const across = u * 7;
+          // Flat-sawn planks along the depth. Each board cuts the log's growth rings at a distance from its heart
+          // that drifts along it, so the rings show as arches (cathedrals) and long wavy lines; a ring is light
+          // earlywood then dark latewood. Fine streaks run along the board, pores dot it; a seam between boards.
+          const across = u * 6;
           const plank = Math.floor(across);
-          const within = across - plank;
-          const seam = within < 0.015 || within > 0.985 ? 0.16 : 0;
-          const ring = Math.sin(TAU * (u * 22 + plank * 0.37 + noise.fbm(u * 1.2, v * 0.35 + plank, octaves) * 2.2));
-          out[0] = ring * 0.05 + noise.at(u * 90, v * 4) * 0.045 + noise.grain(plank, 11) * 0.07 - seam;
-          out[1] = Math.max(0, ring) ** 6 * 0.4 + grain(px, py) * 0.01;
+          const within = across - plank - 0.5;
+          const heart = 0.35 + 0.3 * noise.at(plank * 7.3, v * 0.6) + v * 0.18 * (noise.grain(plank, 3) + 0.2);
+          const radius = Math.sqrt(within * within + heart * heart) + noise.fbm(u * 2, v * 0.5 + plank, octaves) * 0.04;
+          const ring = (radius * 15 + noise.grain(plank, 5)) % 1;
+          const latewood = smooth(0.62, 0.9, ring) * (1 - smooth(0.93, 1, ring));
+          const streak = noise.at(u * 260, v * 5 + plank * 13);
+          const seam = Math.abs(within) > 0.49 ? 0.18 : 0;
+          const pore = grain(px, py) > 0.93 ? 0.05 : 0;
+          out[0] = noise.grain(plank, 11) * 0.06 - latewood * 0.05 + streak * 0.04 - seam - pore;
+          out[1] = latewood * 0.4 + Math.max(0, streak) * 0.15;
         },
       };
     case 'concrete':
@@ -108,9 +139,15 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
     case 'terrazzo':
       return {
         sample(u, v, px, py, out) {
-          const chip = noise.at(u * 55, v * 55);
+          // Chips of stone set in a pale binder: in each cell of a grid (48 per canvas width) perhaps one chip, at a
+          // random place and size, its outline an irregular mix of a square and a circle; a chip is the accent
+          // colour, a dark grey, or a white one.
+          const chip = terrazzoChip(noise, u * 48, v * 48);
           out[0] = noise.fbm(u * 4, v * 4, Math.min(octaves, 3)) * 0.02 + grain(px, py) * 0.01;
-          out[1] = chip > 0.5 ? 0.9 : chip < -0.62 ? 0.55 : 0;
+          out[1] = 0;
+          if (chip === 1) out[1] = 0.9;
+          else if (chip === 2) out[0] -= 0.28;
+          else if (chip === 3) out[0] += 0.04;
         },
       };
     case 'plain':
@@ -122,4 +159,27 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
         },
       };
   }
+}
+
+/** Which chip covers the point (x, y) in chip cells: 0 none, 1 accent, 2 dark, 3 white. */
+function terrazzoChip(noise: ValueNoise, x: number, y: number): number {
+  const cx = Math.floor(x);
+  const cy = Math.floor(y);
+  for (let dy = -1; dy <= 1; dy++)
+    for (let dx = -1; dx <= 1; dx++) {
+      const gx = cx + dx;
+      const gy = cy + dy;
+      const kind = noise.grain(gx * 3 + 1, gy * 5 + 2);
+      if (kind < -0.2) continue;
+      const centreX = gx + 0.5 + noise.grain(gx + 17, gy) * 0.35;
+      const centreY = gy + 0.5 + noise.grain(gx, gy + 29) * 0.35;
+      const radius = 0.22 + 0.2 * (noise.grain(gx + 7, gy + 13) + 1) * 0.5;
+      const ox = x - centreX;
+      const oy = y - centreY;
+      const square = Math.max(Math.abs(ox + oy * 0.4), Math.abs(oy - ox * 0.3));
+      const round = Math.sqrt(ox * ox + oy * oy);
+      const blend = (noise.grain(gx + 5, gy + 3) + 1) * 0.5;
+      if (square * blend + round * (1 - blend) < radius) return kind < 0.35 ? 1 : kind < 0.7 ? 2 : 3;
+    }
+  return 0;
 }

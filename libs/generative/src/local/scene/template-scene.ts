@@ -2,6 +2,7 @@ import type { ObjectTone, PortColour } from '@app/image-pipeline';
 import type { PromptReading } from '../prompt-vocabulary';
 import { applyColourTable, colourTable, fromOklab, toOklab } from './colour-lut';
 import type { SceneContext, SceneRenderInput } from './render-scene';
+import { applyTint } from './scene-light';
 
 type TemplateBackground = Extract<SceneRenderInput['background'], { kind: 'template' }>;
 
@@ -118,7 +119,6 @@ function transformTemplate(
   const own = stats(template, 3, (i) => (i % 7 === 0 ? 1 : 0));
   const ownLab = toOklab(...own.mean);
   const goal = target ? toOklab(target.r, target.g, target.b) : undefined;
-  const [tr, tg, tb] = light.tint;
   const table = colourTable((r, g, b) => {
     const [L, A, B] = toOklab(r, g, b);
     const lab: [number, number, number] = goal
@@ -129,7 +129,9 @@ function transformTemplate(
         ]
       : [L, A, B];
     const [R, G, Bl] = fromOklab(lab);
-    return [R * tr * light.exposure, G * tg * light.exposure, Bl * tb * light.exposure];
+    const rgb = [R * light.exposure, G * light.exposure, Bl * light.exposure];
+    applyTint(rgb, light.tint);
+    return [rgb[0], rgb[1], rgb[2]];
   });
   const mapped = new Float32Array(template.length);
   applyColourTable(table, template, mapped);
