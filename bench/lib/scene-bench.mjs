@@ -38,7 +38,8 @@ async function postScene(base, key, body, { width, height, count }) {
 
 /**
  * The inputs, written to `folder`: the service's own sample bottle (480x720, transparent background), the same
- * bottle flattened on white as JPEG (no alpha: the service cuts it out), a 1024x768 photo (outpaint, style), the
+ * bottle flattened on white as JPEG (no alpha: the service cuts it out), the bottle at a third of its size (160x240,
+ * enlarged by the super-resolution network), a 1024x768 photo (outpaint, style), the
  * same photo at 1200x900 (an outpaint to 2 MP) and a style reference.
  */
 async function writeSceneInputs(folder) {
@@ -47,6 +48,7 @@ async function writeSceneInputs(folder) {
   const files = {
     'bottle.png': await sharp(bottle).png().toBuffer(),
     'bottle.jpg': await sharp(bottle).flatten({ background: '#ffffff' }).jpeg({ quality: 92 }).toBuffer(),
+    'bottle-small.png': await sharp(bottle).resize(160, 240).png().toBuffer(),
     'photo.jpg': await sharp(photo).resize(1024, 768, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer(),
     'photo-1mp.jpg': await sharp(photo).resize(1200, 900, { fit: 'cover' }).jpeg({ quality: 90 }).toBuffer(),
     'reference.jpg': await sharp(join(ROOT, 'test', 'fixtures', 'composites', 'grass.jpg'))
@@ -77,6 +79,8 @@ function sceneRows(url) {
     scene('prompt (marble), object with alpha, 4 images', 'bottle.png', marble, 4, 'four'),
     scene('prompt (marble), object cut out, 1 image', 'bottle.jpg', marble, 1),
     scene('prompt (marble), object cut out, 4 images', 'bottle.jpg', marble, 4),
+    // the bottle at a third of its size: placed at 0.7 of the scene, enlarged about 3.7x by the network
+    scene('shadows, small object enlarged by super-resolution, 1 image', 'bottle-small.png', { effect: 'shadows' }, 1),
     {
       name: 'outpaint 1024x768 by "10% 15%" (1228x998)',
       kind: 'edit',

@@ -63,17 +63,24 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
           // Veins (Perlin's marble): lines where a diagonal ramp, pushed about by turbulence, crosses a whole
           // number: roughly parallel, kinked, unevenly spaced; each fades in and out along its length and varies in
           // width, with a soft grey wash around it. Finer veins cross them at another angle, fainter.
-          const drift = noise.fbm(u * 0.7 + 3, v * 0.7, 3) * 0.8;
+          // (The slow variations take two octaves; the fine veins are computed only where they show.)
+          const drift = noise.fbm(u * 0.7 + 3, v * 0.7, 2) * 0.8;
           const ramp = (u * 0.9 + v * 1.5) * 1.15 + noise.turbulence(u * 1.7, v * 1.7, octaves) * 0.9 + drift;
           const main = veinLine(ramp, 0.008 + 0.014 * wave(noise, u, v, 3.1));
           const wash = veinLine(ramp, 0.07 + 0.05 * wave(noise, u, v, 1.7));
-          const presence = 0.4 + 0.6 * smooth(-0.45, 0.35, noise.fbm(u * 0.9 + 31, v * 0.9, 3));
-          const fineRamp = (u * 1.8 - v * 0.7) * 2.6 + noise.turbulence(u * 3.2 + 11, v * 3.2, octaves) * 1.2;
-          const fine = veinLine(fineRamp, 0.005 + 0.006 * wave(noise, u, v, 5.3));
-          const finePresence = smooth(0.05, 0.6, noise.fbm(u * 1.6 + 7, v * 1.6, 3));
-          const cloud = Math.max(0, noise.fbm(u * 2.6 + 5, v * 2.6, octaves));
-          out[0] = noise.fbm(u * 2.2, v * 2.2, octaves) * 0.015 + grain(px, py) * 0.004;
-          out[1] = Math.min(1, (main * 0.62 + wash * 0.2) * presence + fine * 0.3 * finePresence + cloud * 0.1);
+          const presence = 0.4 + 0.6 * smooth(-0.45, 0.35, noise.fbm(u * 0.9 + 31, v * 0.9, 2));
+          const finePresence = smooth(0.05, 0.6, noise.fbm(u * 1.6 + 7, v * 1.6, 2));
+          let fine = 0;
+          if (finePresence > 0) {
+            const fineTurbulence = noise.turbulence(u * 3.2 + 11, v * 3.2, Math.min(octaves, 4));
+            fine = veinLine((u * 1.8 - v * 0.7) * 2.6 + fineTurbulence * 1.2, 0.005 + 0.006 * wave(noise, u, v, 5.3));
+          }
+          const cloud = noise.fbm(u * 2.4, v * 2.4, Math.min(octaves, 4));
+          out[0] = cloud * 0.015 + grain(px, py) * 0.004;
+          out[1] = Math.min(
+            1,
+            (main * 0.62 + wash * 0.2) * presence + fine * 0.3 * finePresence + Math.max(0, cloud) * 0.1,
+          );
         },
       };
     case 'wood':
@@ -88,7 +95,7 @@ export function surfaceTexture(surface: Surface, noise: ValueNoise, octaves: num
           const heart = 0.35 + 0.3 * noise.at(plank * 7.3, v * 0.6) + v * 0.18 * (noise.grain(plank, 3) + 0.2);
           const radius = Math.sqrt(within * within + heart * heart) + noise.fbm(u * 2, v * 0.5 + plank, octaves) * 0.04;
           const ring = (radius * 15 + noise.grain(plank, 5)) % 1;
-          const latewood = smooth(0.62, 0.9, ring) * (1 - smooth(0.93, 1, ring));
+          const latewood = smooth(0.5, 0.78, ring) * (1 - smooth(0.8, 1, ring));
           const streak = noise.at(u * 260, v * 5 + plank * 13);
           const seam = Math.abs(within) > 0.49 ? 0.18 : 0;
           const pore = grain(px, py) > 0.93 ? 0.05 : 0;
