@@ -11,7 +11,7 @@ import { FINAL, startWorkerFor, waitForTask } from './helpers/tasks';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
- * Batch and asynchronous edits over HTTP (CONTRACT.md "Batch"), in the mode the suite runs in: embedded (the API
+ * Batch and asynchronous edits over HTTP (docs/api-contract.md, "Batch"), in the mode the suite runs in: embedded (the API
  * runs the work) or, with REDIS_URL, BullMQ with the built worker app as its own process. Inputs and outputs live
  * in a real S3-compatible server (s3rver); results are read back from the bucket with the test's own client.
  */

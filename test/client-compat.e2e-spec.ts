@@ -1,5 +1,5 @@
 /**
- * Clients of the hosted API family work by changing only their base URL (CONTRACT.md, General): an empty body
+ * Clients of the hosted API family work by changing only their base URL (docs/api-contract.md, "General"): an empty body
  * sent with `Content-Type: application/json` is no body, and `null` for an optional member means absent. Black
  * box, over real HTTP.
  */

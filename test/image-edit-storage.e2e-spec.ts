@@ -9,7 +9,7 @@ import { startS3Server, type S3TestServer } from './helpers/s3-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
- * Image edits that read from and write to connected storages (CONTRACT.md "Image edit" output rules and
+ * Image edits that read from and write to connected storages (docs/api-contract.md, "Image edit": the output rules and
  * "Storage"), over HTTP against a real S3-compatible server (s3rver). The bytes in the bucket are read back with
  * the test's own S3 client and must be the image the response describes.
  */

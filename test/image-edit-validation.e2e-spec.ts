@@ -6,7 +6,7 @@ import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
- * The edit request's validation over HTTP: every invalid form the interface document and CONTRACT.md name is a
+ * The edit request's validation over HTTP: every invalid form the contract (docs/api-contract.md) names is a
  * 422 (`9000`, `validation`) whose error_details name exactly the fields at fault, and is answered without
  * downloading the input. Operations that validate but need a model are 501 (`1604`) naming the operation, but
  * only once the request is valid.

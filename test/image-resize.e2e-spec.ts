@@ -9,8 +9,8 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 /*
  * Resizing and padding over real HTTP: every case asserts the size the response reports AND the size of the
  * bytes behind tmp_url, and where the rule says where the pixels go (crop position, canvas placement, fill
- * colour), the colour at known points. Rules are the interface document's "resizing behaviour" 1-6 and
- * CONTRACT.md "Image edit" (padding runs before resizing; each padding value at most 50% of the side).
+ * colour), the colour at known points. Rules are the contract's resizing rules 1-6 (docs/api-contract.md, "Image edit") and
+ * docs/api-contract.md, "Image edit" (padding runs before resizing; each padding value at most 50% of the side).
  */
 
 /** Channels 0..255; a fourth value is alpha. An expected alpha of 0 checks only alpha (the colour is undefined). */

@@ -84,7 +84,7 @@ export function canvasInner(size: Dimensions, box: Dimensions): Dimensions {
 
 /**
  * The pipeline's resize plan. `upscale` (the super-resolution model) applies when the size grows; asked for
- * without a size, it enlarges 2x (CONTRACT.md).
+ * without a size, it enlarges 2x (docs/api-contract.md, "Image edit").
  */
 export function planResize(
   request: ResizeRequest,

@@ -10,7 +10,7 @@ import { quadrants } from './operations/test-images';
 import { PIPELINE_STEPS, runSteps } from './pipeline-steps';
 
 /**
- * The phases as docs/image-editing.md states CONTRACT.md's order ("names them: decode -> ... -> encode."), so
+ * The phases as docs/image-editing.md states the contract's order ("names them: decode -> ... -> encode."), so
  * that the one summary in prose cannot drift from the list.
  */
 function documentedOrder(): string[] {

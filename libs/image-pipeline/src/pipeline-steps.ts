@@ -15,7 +15,7 @@ import { polishStep, upscaleStep } from './operations/upscale.operation';
 import type { StageImage } from './operations/stage';
 
 /**
- * THE processing order: CONTRACT.md's "Image edit: processing order", which every other text that states it
+ * THE processing order: docs/api-contract.md's "Image edit", "Processing order", which every other text that states it
  * refers to. Each entry runs only when its part of the plan is on; an operation is added as one entry of its
  * phase. sharp applies the operations of one pipeline in its own fixed order, not in call order, so steps
  * start a new pipeline where that order would differ from this one (operations/stage.ts); a plain resize and

@@ -6,7 +6,7 @@ import { parseJsonBody } from '@app/common';
  * Every other type, `text/plain` and `application/x-www-form-urlencoded` included, is a 415 rather than a string
  * or a form that would fail validation. Bodies are bounded in depth before they are parsed (`MAX_JSON_DEPTH`).
  *
- * Clients of the hosted API family (CONTRACT.md): an empty body is no body (a DELETE or GET sent with the header,
+ * Clients of the hosted API family (docs/api-contract.md, "General"): an empty body is no body (a DELETE or GET sent with the header,
  * a POST then answered as one without a body), and a `null` member is an absent one, except in PATCH bodies,
  * where `null` removes a member.
  */

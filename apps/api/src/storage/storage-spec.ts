@@ -157,7 +157,7 @@ function mergeCredentials(base: unknown, patch: Record<string, unknown>): Record
 }
 
 /**
- * PATCH semantics (CONTRACT.md: omitted fields stay): omitted members stay, `null` removes a member, nested
+ * PATCH semantics (docs/api-contract.md, "Storage": omitted fields stay): omitted members stay, `null` removes a member, nested
  * objects merge; credentials as {@link mergeCredentials} says.
  */
 export function mergeParameters(

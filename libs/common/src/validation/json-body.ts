@@ -66,7 +66,7 @@ function pathOf(entry: Pending, key: string): string {
 export interface JsonBodyOptions {
   /**
    * Removes every object member whose value is `null`, at any level (array elements stay): clients of the hosted
-   * API family send unset optional members as `null`, which means absent (CONTRACT.md). Off for PATCH bodies,
+   * API family send unset optional members as `null`, which means absent (docs/api-contract.md, "General"). Off for PATCH bodies,
    * where `null` removes a member.
    */
   nullIsAbsent?: boolean;

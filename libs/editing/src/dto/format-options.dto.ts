@@ -12,7 +12,7 @@ export type CompressionType = (typeof COMPRESSION_TYPES)[number];
 export const PNG_COMPRESSIONS = ['fast', 'best', 'optimal'] as const;
 export type PngCompression = (typeof PNG_COMPRESSIONS)[number];
 
-/** Defaults of the interface document's format options. */
+/** Defaults of the contract's format options (docs/api-contract.md, "Image edit"). */
 export const FORMAT_DEFAULTS = {
   jpegQuality: 85,
   jpegProgressive: true,

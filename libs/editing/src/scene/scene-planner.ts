@@ -4,7 +4,7 @@ import type { Colour } from '../dto/edit-values';
 import { encodePlan, resolveSides } from '../edit-planner';
 import type { SceneRequest } from './scene-request';
 
-/** The pixel budgets of `output.resolution`: 1024x1024 and 1440x1440 for 1:1 (CONTRACT.md). */
+/** The pixel budgets of `output.resolution`: 1024x1024 and 1440x1440 for 1:1 (docs/api-contract.md, "Scene create"). */
 const BUDGET = { '1MP': 1024 * 1024, '2MP': 1440 * 1440 } as const;
 
 /**

@@ -23,7 +23,7 @@ export * from './scene-object.dto';
 
 export const SCENE_MODELS = ['v1', 'v2-beta', 'v2'] as const;
 export type SceneModelName = (typeof SCENE_MODELS)[number];
-/** The contract's ratios, then the six more that CONTRACT.md accepts. */
+/** The contract's ratios, then the six more it accepts by decision (docs/api-contract.md, "Scene create"). */
 export const ASPECT_RATIOS = [
   '21:9',
   '1:1',

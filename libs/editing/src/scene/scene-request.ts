@@ -171,7 +171,7 @@ function rgb(raw: string | undefined): Rgb | undefined {
   return 'value' in parsed && parsed.value.kind === 'rgb' ? parsed.value : undefined;
 }
 
-/** `effect` present: background effect; `template_url` present: template; otherwise prompt (CONTRACT.md). */
+/** `effect` present: background effect; `template_url` present: template; otherwise prompt (docs/api-contract.md, "Scene create"). */
 function readScene(raw: unknown, issues: Issues): SceneRequest['scene'] | undefined {
   const path = 'scene';
   if (!isPlainObject(raw)) {

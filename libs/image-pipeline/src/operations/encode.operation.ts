@@ -19,7 +19,7 @@ export function usesSourceProfile(plan: ColourPlan, encode: EncodePlan, space: s
 }
 
 /**
- * The colour space of the output, as CONTRACT.md says: a requested CMYK profile; else CMYK and grey
+ * The colour space of the output, as docs/api-contract.md ("Image edit") says: a requested CMYK profile; else CMYK and grey
  * sources keep their space and profile where the format holds it (CMYK: jpeg, tiff; grey: jpeg, png, tiff);
  * else sRGB, profile embedded.
  */

@@ -9,7 +9,7 @@ import type { GenerativeBackend } from '../ports/generative.port';
 import type { PixelPool } from '../workers/pixel-pool';
 import type { StageImage } from './stage';
 
-/** The phases of CONTRACT.md's processing order, by its names; a phase holds one or more steps. */
+/** The phases of the contract's processing order (docs/api-contract.md, "Image edit"), by its names; a phase holds one or more steps. */
 export const PIPELINE_PHASES = [
   'decode',
   'privacy',

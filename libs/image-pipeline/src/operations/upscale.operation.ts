@@ -85,7 +85,7 @@ export async function superResolve(
 type UpscalingResize = Extract<ResizePlan, { mode: 'scale' | 'crop' }>;
 
 /**
- * Resizing: the upscale model, where the size grows (CONTRACT.md: "the upscale model runs here"). It enlarges by
+ * Resizing: the upscale model, where the size grows (docs/api-contract.md, "Image edit": the upscale model runs in resizing). It enlarges by
  * the model's scale; the resize step after it makes the exact size and fit. Off when the image is not enlarged.
  */
 export const upscaleStep: PipelineStep<UpscalingResize> = {

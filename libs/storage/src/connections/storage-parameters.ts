@@ -1,4 +1,4 @@
-/** The kinds of storage, in the order the interface document lists them. */
+/** The kinds of storage, in the order the contract lists them (docs/api-contract.md, "Storage"). */
 export const STORAGE_TYPES = ['web_folder', 's3', 'gcs'] as const;
 export type StorageType = (typeof STORAGE_TYPES)[number];
 

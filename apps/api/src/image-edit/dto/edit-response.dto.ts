@@ -52,7 +52,7 @@ export class OutputImageInfoDto extends ImageInfoDto implements OutputImageInfo 
   claid_storage_uri?: string;
 }
 
-/** Something a client should know about an edit that succeeded (an extension of the interface document). */
+/** Something a client should know about an edit that succeeded (an extension of the contract: docs/api-contract.md). */
 export class EditNoticeDto implements EditNotice {
   @ApiProperty({
     enum: ['NO_FACE_FOUND', 'PROMPT_NOT_DRAWN'],
