@@ -127,7 +127,12 @@ function superResolved(input: number, output: number, plan: EditPlan): number {
   return Math.max(plan.polish ? input * 4 : 0, input * scale * scale);
 }
 
-/** Whether the pipeline holds the whole image between stages (see ImagePipeline.process). */
+/**
+ * Whether the pipeline holds the whole image between stages (see ImagePipeline.process). The identity crop is not
+ * among them: it is a lazy `extract` on the decode's pipeline, and it only removes rows. Its face search decodes
+ * the input again, at the detector's size, before the edit and within the same admission (EditExecutor.edit
+ * admits the uncut plan, whose estimate bounds both).
+ */
 function materialises(plan: EditPlan): boolean {
   return Boolean(
     plan.blurPlates ||
