@@ -350,6 +350,32 @@ describe('web folders', () => {
       expect(images.hits.get(path) ?? 0).toBe(0);
     },
   );
+
+  it('refuses it the same way (one rule, one code) in an asynchronous edit and a batch', async () => {
+    const api = client(app.url, app.adminKey);
+    const { url } = freshInput();
+    for (const [route, body] of [
+      ['/v1/image/edit/async', { input: url, output: 'storage://web/out/result.png' }],
+      ['/v1/image/edit/batch', { input: [url], output: 'storage://web/out/' }],
+    ] as const) {
+      const response = await api.post(route, body);
+      expect(response.status, JSON.stringify(response.body)).toBe(422);
+      expect(response.body, route).toMatchObject({ error_code: '1304', error_type: 'storage' });
+      expect(Object.keys(response.body.error_details)).toEqual(['output.destination']);
+    }
+    // a web folder as a batch's folder input: the same code as its driver's listing
+    const listed = await api.post('/v1/image/edit/batch', { input: 'storage://web/sub/' });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(422);
+    expect(listed.body).toMatchObject({ error_code: '1304', error_type: 'storage' });
+    expect(Object.keys(listed.body.error_details)).toEqual(['input']);
+    // and the extension against the format, as an edit checks it
+    const mismatch = await api.post('/v1/image/edit/async', {
+      input: url,
+      output: { destination: 'storage://plain/out/result.png', format: 'webp' },
+    });
+    expect(mismatch.status, JSON.stringify(mismatch.body)).toBe(422);
+    expect(mismatch.body.error_details['output.destination'].join(' ')).toMatch(/png.*webp/);
+  });
 });
 
 describe('a storage changed through the API', () => {

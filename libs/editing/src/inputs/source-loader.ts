@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
-import { readWhole, SafeFetcher, StorageResolver, type ReserveBytes } from '@app/storage';
+import { isStorageReference, readWhole, SafeFetcher, StorageResolver, type ReserveBytes } from '@app/storage';
 
 /** An input image in memory with the name its results take in folders. */
 export interface EditSource {
@@ -23,7 +23,7 @@ export class SourceLoader {
   ) {}
 
   async load(accountId: number, location: string, reserve: ReserveBytes, field = 'input'): Promise<EditSource> {
-    if (!location.startsWith('storage://')) {
+    if (!isStorageReference(location)) {
       // named after the URL the client gave, not where redirects led
       const download = await this.fetcher.download(location, { reserve });
       return { bytes: download.buffer, name: fileName(urlPathName(location)) };

@@ -7,7 +7,13 @@ import {
   type OutputMediaType,
 } from '@app/common';
 import type { PipelineResult } from '@app/image-pipeline';
-import { StorageResolver, TemporaryBucket, type ResolvedReference } from '@app/storage';
+import {
+  isStorageReference,
+  STORAGE_SCHEME,
+  StorageResolver,
+  TemporaryBucket,
+  type ResolvedReference,
+} from '@app/storage';
 import { imageInfo, storageUriFields, type OutputImageInfo } from '../image-info';
 
 /** The key of the temporary bucket among output stores ({@link outputStoreOf}). */
@@ -45,7 +51,7 @@ export class ResultWriter {
   ): Promise<ResolvedReference | undefined> {
     if (destination === undefined) return undefined;
     const field = 'output.destination';
-    if (!destination.startsWith('storage://')) {
+    if (!isStorageReference(destination)) {
       throw ServiceException.validation({
         [field]: [
           'an output destination must be a storage reference (storage://<name>/<path>); URLs cannot be written',
@@ -102,7 +108,7 @@ export class ResultWriter {
       object_key: written.key,
       ...(written.bucket !== undefined && { object_bucket: written.bucket }),
       object_uri: written.uri,
-      ...storageUriFields(`storage://${destination.storage.name}/${written.path}`),
+      ...storageUriFields(`${STORAGE_SCHEME}${destination.storage.name}/${written.path}`),
     };
   }
 }

@@ -3,7 +3,7 @@ import { absent, isPlainObject, Issues } from '../dto/dto-validation';
 import { checkLocation, LOCATION_MAX_LENGTH } from '../dto/edit-values';
 import { parseEditRequest } from '../edit-request';
 import type { EditRequest, FormatOptions } from '../edit-request.model';
-import { parseStorageReference } from '@app/storage';
+import { isStorageReference, parseStorageReference } from '@app/storage';
 
 /** Longest list of inputs one batch request may name (a folder has no such limit: it is listed page by page). */
 export const BATCH_MAX_INPUTS = 10_000;
@@ -115,7 +115,7 @@ function readFolderInput(raw: Record<string, unknown>, issues: Issues): BatchInp
   const { source, recursive } = raw;
   if (!absent(recursive) && typeof recursive !== 'boolean')
     issues.add('input.recursive', 'recursive must be true or false');
-  if (typeof source !== 'string' || !source.startsWith('storage://')) {
+  if (typeof source !== 'string' || !isStorageReference(source)) {
     issues.add('input.source', 'source must be a storage folder reference, storage://<name>/<folder>/');
   } else {
     const problem = checkLocation(source, LOCATION_MAX_LENGTH, 'allow');
@@ -127,13 +127,13 @@ function readFolderInput(raw: Record<string, unknown>, issues: Issues): BatchInp
 }
 
 function isFolderReference(value: string): boolean {
-  if (!value.startsWith('storage://')) return false;
+  if (!isStorageReference(value)) return false;
   const parsed = parseStorageReference(value);
   return !('error' in parsed) && parsed.isFolder;
 }
 
 function checkFolderDestination(destination: string, issues: Issues): void {
-  if (destination.startsWith('storage://') && !isFolderReference(destination)) {
+  if (isStorageReference(destination) && !isFolderReference(destination)) {
     issues.add(
       'output',
       'the output of a batch must be a folder (a storage reference ending in "/"): each result takes its input\'s name',

@@ -9,7 +9,7 @@ import {
   webhookDeliveryDuration,
 } from '@app/common';
 import { isFinalTaskStatus, type EditTaskEntity } from '@app/database';
-import { describeUrl, StorageResolver } from '@app/storage';
+import { describeUrl, STORAGE_SCHEME, StorageResolver } from '@app/storage';
 import { editCaller, EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request.model';
 import { TaskBodies } from './task-body';
@@ -320,7 +320,7 @@ export class TaskRunner {
       return;
     }
     const folder = await this.resolver.resolve(accountId, input.reference, 'input');
-    const prefix = `storage://${folder.storage.name}/`;
+    const prefix = `${STORAGE_SCHEME}${folder.storage.name}/`;
     for await (const object of folder.driver.list(folder.path, { recursive: input.recursive })) {
       const name = object.path.split('/').pop() ?? '';
       if (!mediaTypeOfExtension(name.includes('.') ? name.split('.').pop()! : '')) continue;

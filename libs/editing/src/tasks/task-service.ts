@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, quotaRefusals, ServiceException, tasksCreated } from '@app/common';
 import { isFinalTaskStatus, type EditTaskEntity, type TaskKind, type TaskStatus } from '@app/database';
-import { AddressPolicy, describeUrl, parseStorageReference, StorageResolver } from '@app/storage';
+import { AddressPolicy, describeUrl, isStorageReference, parseStorageReference, StorageResolver } from '@app/storage';
+import { ResultWriter } from '../results/result-writer';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
@@ -61,6 +62,7 @@ export class TaskService {
     private readonly resolver: StorageResolver,
     private readonly policy: AddressPolicy,
     private readonly scheduler: TaskScheduler,
+    private readonly results: ResultWriter,
   ) {}
 
   /**
@@ -240,29 +242,24 @@ export class TaskService {
       const field = 'input';
       const folder = await this.resolver.resolve(accountId, input.reference, field);
       if (folder.storage.type === 'web_folder') {
-        throw ServiceException.validation({
-          [field]: ['a web folder cannot be listed; give its images as a list of URLs or storage references'],
-        });
+        // the code the driver's list() answers with, told before the task exists
+        throw new ServiceException(
+          'STORAGE_OPERATION_UNSUPPORTED',
+          'A web_folder storage cannot be listed; give its files as a list of storage:// references or URLs.',
+          { [field]: ['a web folder cannot be listed; give its images as a list of URLs or storage references'] },
+        );
       }
     } else {
       const seen = new Set<string>();
       for (const [index, entry] of input.inputs.entries()) {
-        const parsed = entry.startsWith('storage://') ? parseStorageReference(entry) : undefined;
+        const parsed = isStorageReference(entry) ? parseStorageReference(entry) : undefined;
         if (!parsed || 'error' in parsed || seen.has(parsed.name)) continue;
         seen.add(parsed.name);
         await this.resolver.resolve(accountId, entry, input.inputs.length === 1 ? 'input' : `input.${index}`);
       }
     }
-    const destination = request.edit.output.destination;
-    if (destination === undefined) return;
-    if (!destination.startsWith('storage://')) {
-      throw ServiceException.validation({
-        'output.destination': ['an output destination must be a storage reference (storage://<name>/<path>)'],
-      });
-    }
-    const resolved = await this.resolver.resolve(accountId, destination, 'output.destination');
-    if (resolved.storage.type === 'web_folder') {
-      throw ServiceException.validation({ 'output.destination': ['web folders are read-only'] });
-    }
+    // the one destination rule of edits, scenes and tasks (a writable storage of the account; one error code each)
+    const { destination, format } = request.edit.output;
+    await this.results.destination(accountId, destination, format?.type);
   }
 }
