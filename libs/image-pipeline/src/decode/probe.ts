@@ -3,7 +3,7 @@
  * measured (and refused by {@link assertPixelLimit}) before it can take memory. The format comes from the
  * bytes (`sniffMediaType`), never from a file name or Content-Type.
  */
-import { type ImageMediaType, sniffMediaType, SNIFF_BYTES } from '@app/common/media/media-type';
+import { type ImageMediaType, sniffMediaType, SNIFF_BYTES } from '@app/common';
 import sharp, { type Metadata } from 'sharp';
 import { BmpHeaderError, readBmpHeader } from '../kernels/decode.kernel';
 

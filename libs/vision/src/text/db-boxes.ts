@@ -1,4 +1,4 @@
-import { flood8 } from '@app/image-pipeline/kernels/flood';
+import { flood8 } from '@app/image-pipeline/planes';
 
 /**
  * Text boxes from a DB detector's probability map, after PaddleOCR's DBPostProcess (written here from its

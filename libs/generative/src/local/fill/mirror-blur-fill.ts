@@ -1,4 +1,4 @@
-import { boxMean } from '@app/image-pipeline/kernels/guided-filter';
+import { boxMean } from '@app/image-pipeline/planes';
 import type { OutpaintInput } from './outpaint-fill';
 
 /** Blur radius of the baseline's new area, px (two box means: about a Gaussian of sigma 6). */

@@ -1,5 +1,5 @@
 import type { PortBox } from '@app/image-pipeline';
-import { boxMean } from '@app/image-pipeline/kernels/guided-filter';
+import { boxMean } from '@app/image-pipeline/planes';
 
 /** Where fewer of the edge's pixels nearby than this share count (the rest are the object), no offset is added. */
 const MIN_SHARE = 0.25;

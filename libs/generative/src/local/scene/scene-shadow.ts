@@ -1,5 +1,4 @@
-import { gaussianMean } from '@app/image-pipeline/kernels/background-blur.kernel';
-import type { Plane } from '@app/image-pipeline/kernels/guided-filter';
+import { gaussianMean, type Plane } from '@app/image-pipeline/planes';
 import { footprintOf, standsOnBase, type Footprint, type ObjectShape } from './object-shape';
 import type { SceneLight } from './scene-light';
 

@@ -1,4 +1,4 @@
-import type { Plane } from '@app/image-pipeline/kernels/guided-filter';
+import type { Plane } from '@app/image-pipeline/planes';
 
 /**
  * The reduced grid on which the soft parts of a scene (shadows, reflections) are computed: blurred planes carry

@@ -1,4 +1,4 @@
-import { boxMean } from '@app/image-pipeline/kernels/guided-filter';
+import { boxMean } from '@app/image-pipeline/planes';
 import { readPrompt } from '../prompt-vocabulary';
 import { labOf, type LabPlanes } from './lab';
 
