@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchResult } from './helpers/edit-client';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { createScene, hardCutout, rawOf } from './helpers/scene-fixtures';
+import { objectOf } from './helpers/shadow-metrics';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 /*
@@ -60,24 +61,10 @@ describe('an object enlarged past its own pixels', () => {
     const [a] = white.results;
     const [b] = grey.results;
     // the object: the pixels the two backdrops leave the same; its box
-    const { width, height } = a;
-    const inside = new Uint8Array(width * height);
-    const box = { left: width, top: height, right: -1, bottom: -1 };
-    for (let i = 0; i < inside.length; i++) {
-      let same = true;
-      for (let c = 0; c < 3; c++)
-        if (Math.abs(a.data[i * a.channels + c] - b.data[i * b.channels + c]) > 1) same = false;
-      if (!same) continue;
-      inside[i] = 1;
-      const x = i % width;
-      const y = (i - x) / width;
-      box.left = Math.min(box.left, x);
-      box.right = Math.max(box.right, x);
-      box.top = Math.min(box.top, y);
-      box.bottom = Math.max(box.bottom, y);
-    }
+    const { width } = a;
+    const { mask: inside, box } = objectOf(a, b);
     const boxWidth = box.right - box.left + 1;
-    const boxHeight = box.bottom - box.top + 1;
+    const boxHeight = box.base - box.top + 1;
     // interpolation: the same object trimmed to its box and enlarged to the same box with Lanczos-3
     const lanczos = await sharp(await sharp(mug).trim({ threshold: 8 }).toBuffer())
       .resize({ width: boxWidth, height: boxHeight, fit: 'fill', kernel: 'lanczos3' })

@@ -33,26 +33,40 @@ const luminance = (image: RawRgb, i: number) =>
   0.7152 * image.data[i * image.channels + 1] +
   0.0722 * image.data[i * image.channels + 2];
 
-export function measureShadow(white: RawRgb, grey: RawRgb): ShadowReport {
+/**
+ * The object in two renders that differ only in the backdrop: 1 where every channel is within 1 level in both
+ * (its own pixels), 0 elsewhere; and its box (inclusive; `base` -1 when there is none), and its lowest row per
+ * column (-1 where the column is empty).
+ */
+export function objectOf(
+  white: RawRgb,
+  grey: RawRgb,
+): { mask: Uint8Array; box: ShadowReport['box']; bottom: Int32Array } {
   const { width, height } = white;
-  const object = new Uint8Array(width * height);
-  for (let i = 0; i < object.length; i++) {
+  const mask = new Uint8Array(width * height);
+  for (let i = 0; i < mask.length; i++) {
     let same = true;
     for (let c = 0; c < 3; c++)
       if (Math.abs(white.data[i * white.channels + c] - grey.data[i * grey.channels + c]) > 1) same = false;
-    object[i] = same ? 1 : 0;
+    mask[i] = same ? 1 : 0;
   }
   const box = { left: width, top: height, right: -1, base: -1 };
   const bottom = new Int32Array(width).fill(-1);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
-      if (!object[y * width + x]) continue;
+      if (!mask[y * width + x]) continue;
       bottom[x] = y;
       box.left = Math.min(box.left, x);
       box.right = Math.max(box.right, x);
       box.top = Math.min(box.top, y);
       box.base = y;
     }
+  return { mask, box, bottom };
+}
+
+export function measureShadow(white: RawRgb, grey: RawRgb): ShadowReport {
+  const { width, height } = white;
+  const { mask: object, box, bottom } = objectOf(white, grey);
   if (box.base < 0) throw new Error('no object found: the two renders differ everywhere');
   const objectHeight = box.base - box.top + 1;
   const size = Math.max(objectHeight, box.right - box.left + 1);

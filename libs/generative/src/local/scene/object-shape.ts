@@ -22,6 +22,8 @@ export interface ObjectShape {
    * above the base: about 1 for a pot, a box, a bottle, a shoe's sole; under 0.5 for a disc or a ball.
    */
   baseFlatness: number;
+  /** Where it touches the floor (see {@link Footprint}). */
+  footprint: Footprint;
 }
 
 /** A cell belongs to the object when at least half of it is covered. */
@@ -57,6 +59,7 @@ export function measureObject(grid: WorkGrid): ObjectShape {
       thickness: 1,
       flatBase: 0,
       baseFlatness: 0,
+      footprint: { left: 0, right: -1, columns: new Uint8Array(width) },
     };
   const size = Math.max(1, right - left + 1, base - top + 1);
   const thickness = Math.max(1, Math.min(right - left + 1, base - top + 1));
@@ -69,7 +72,20 @@ export function measureObject(grid: WorkGrid): ObjectShape {
     if (base - bottom[x] <= tolerance) flat += 1;
   }
   const baseFlatness = flatness(grid, bottom, left, right, top, base);
-  return { present: true, left, right, top, base, bottom, size, thickness, flatBase: flat / columns, baseFlatness };
+  const footprint = footprintOf(bottom, left, right, top, base);
+  return {
+    present: true,
+    left,
+    right,
+    top,
+    base,
+    bottom,
+    size,
+    thickness,
+    flatBase: flat / columns,
+    baseFlatness,
+    footprint,
+  };
 }
 
 function flatness(grid: WorkGrid, bottom: Int32Array, left: number, right: number, top: number, base: number): number {
@@ -124,16 +140,16 @@ export interface Footprint {
   columns: Uint8Array;
 }
 
-export function footprintOf(shape: ObjectShape): Footprint {
-  const columns = new Uint8Array(shape.bottom.length);
-  const tolerance = Math.max(1, (shape.base - shape.top + 1) * 0.03);
-  let left = shape.right;
-  let right = shape.left;
-  for (let x = shape.left; x <= shape.right; x++) {
-    if (shape.bottom[x] < 0 || shape.base - shape.bottom[x] > tolerance) continue;
+function footprintOf(bottom: Int32Array, left: number, right: number, top: number, base: number): Footprint {
+  const columns = new Uint8Array(bottom.length);
+  const tolerance = Math.max(1, (base - top + 1) * 0.03);
+  let from = right;
+  let to = left;
+  for (let x = left; x <= right; x++) {
+    if (bottom[x] < 0 || base - bottom[x] > tolerance) continue;
     columns[x] = 1;
-    if (x < left) left = x;
-    if (x > right) right = x;
+    if (x < from) from = x;
+    if (x > to) to = x;
   }
-  return { left, right, columns };
+  return { left: from, right: to, columns };
 }

@@ -1,5 +1,5 @@
 import { gaussianMean, type Plane } from '@app/image-pipeline/planes';
-import { footprintOf, type ObjectShape } from './object-shape';
+import type { ObjectShape } from './object-shape';
 import type { WorkGrid } from './work-grid';
 
 /**
@@ -20,7 +20,7 @@ export function reflectionPlanes(grid: WorkGrid, shape: ObjectShape, strength: n
   const sources = [grid.alpha.data, ...grid.colour.map((plane) => plane.data)];
   const reach = Math.max(2, Math.round((shape.base - shape.top + 1) * 0.35));
   const distance = new Float32Array(width * height);
-  const foot = footprintOf(shape);
+  const foot = shape.footprint;
   for (let x = shape.left; x <= shape.right && shape.present; x++) {
     if (shape.bottom[x] < 0) continue;
     const lowest = foot.columns[x] ? shape.bottom[x] : shape.base;

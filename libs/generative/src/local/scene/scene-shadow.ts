@@ -1,5 +1,5 @@
 import { gaussianMean, type Plane } from '@app/image-pipeline/planes';
-import { footprintOf, standsOnBase, type Footprint, type ObjectShape } from './object-shape';
+import { standsOnBase, type Footprint, type ObjectShape } from './object-shape';
 import type { SceneLight } from './scene-light';
 
 /**
@@ -44,7 +44,7 @@ export function shadowPlane(
   const out = new Float32Array(alpha.data.length);
   const plane: Plane = { data: out, width: alpha.width, height: alpha.height };
   if (!shape.present) return plane;
-  const foot = footprintOf(shape);
+  const foot = shape.footprint;
   const lying = view === 'top' && !standsOnBase(shape);
   const contact = lying ? lyingContact(alpha, shape, light) : contactShadow(alpha, shape, foot, POOL_ASPECT[view]);
   let cast: Plane;

@@ -168,21 +168,26 @@ function textureRow(
   mix: Float64Array,
 ): void {
   const width = shade.length;
-  const sample = new Float64Array(2);
-  const sampledShade = new Float64Array(width);
-  const sampledMix = new Float64Array(width);
+  const sample = ROW_SAMPLE;
+  let lastShade = 0;
+  let lastMix = 0;
   for (let x = 0; x < width; x += 2) {
     texture.sample(u(x), v, x, y, sample);
-    sampledShade[x] = sample[0];
-    sampledMix[x] = sample[1];
+    shade[x] += sample[0] * amount;
+    mix[x] += sample[1] * amount;
+    // the pixel between this sample and the previous one: their mean
+    if (x > 0) {
+      shade[x - 1] += ((sample[0] + lastShade) / 2) * amount;
+      mix[x - 1] += ((sample[1] + lastMix) / 2) * amount;
+    }
+    lastShade = sample[0];
+    lastMix = sample[1];
   }
-  for (let x = 1; x < width; x += 2) {
-    const next = x + 1 < width ? x + 1 : x - 1;
-    sampledShade[x] = (sampledShade[x - 1] + sampledShade[next]) / 2;
-    sampledMix[x] = (sampledMix[x - 1] + sampledMix[next]) / 2;
-  }
-  for (let x = 0; x < width; x++) {
-    shade[x] += sampledShade[x] * amount;
-    mix[x] += sampledMix[x] * amount;
+  if (width % 2 === 0) {
+    // the last column has no sample after it: the one before
+    shade[width - 1] += lastShade * amount;
+    mix[width - 1] += lastMix * amount;
   }
 }
+
+const ROW_SAMPLE = new Float64Array(2);
