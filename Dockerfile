@@ -29,10 +29,12 @@ RUN npm run build \
 
 FROM node:20.20.2-bookworm-slim AS runtime
 WORKDIR /app
-# glibc malloc arenas and a fixed mmap threshold: bound memory growth of native image libraries (docs/configuration.md,
-# "Variables Atelier does not read"). HOST: reachable from outside the container.
+# glibc malloc arenas and a fixed mmap threshold: bound memory growth of native image libraries; large buffers on
+# transparent huge pages (docs/configuration.md, "Variables Atelier does not read"). HOST: reachable from outside
+# the container.
 ENV MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=1048576 \
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
     HOST=0.0.0.0 \
     PORT=3000
 COPY --from=build /app/package.json ./package.json

@@ -43,7 +43,7 @@ export function configVariables(): Set<string> {
  * Set in the environment of Atelier's processes but read by glibc or Node rather than by `loadConfig`;
  * docs/configuration.md lists them under "Variables Atelier does not read".
  */
-export const RUNTIME_VARIABLES = new Set(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
+export const RUNTIME_VARIABLES = new Set(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'GLIBC_TUNABLES']);
 
 /** How package.json starts a process: the environment it sets, node's options and the entry file. */
 export interface StartScript {
@@ -58,8 +58,9 @@ export function startScript(app: 'api' | 'worker'): StartScript {
   const words = scripts[app === 'api' ? 'start' : 'start:worker'].split(/\s+/);
   const env: Record<string, string> = {};
   while (/^[A-Z_]+=/.test(words[0])) {
-    const [name, value] = words.shift()!.split('=');
-    env[name] = value;
+    const word = words.shift()!;
+    const equals = word.indexOf('=');
+    env[word.slice(0, equals)] = word.slice(equals + 1);
   }
   if (words.shift() !== 'node') throw new Error(`The ${app} start script does not run node`);
   const entry = words.pop()!;

@@ -55,8 +55,8 @@ const MATTE_BYTES_PER_PIXEL = 96;
 const OUTPAINT_FRAMES = 6;
 /**
  * Bytes per canvas pixel of the local backend's image completion (libs/generative, fill/image-completion.ts): four
- * float values per pixel, the copied values, the match field and its maps, the pyramid above them (measured: about
- * 62 more than the frames above at 2 MP).
+ * float values per pixel, the match field and its maps, the pyramid above them (measured: about 62 more than the
+ * frames above at 2 MP when the copied values had an array of their own; they are written in place now).
  */
 const OUTPAINT_FILL_BYTES_PER_PIXEL = 80;
 const STYLE_FRAMES = 3;

@@ -134,46 +134,42 @@ export async function outpaint(current: StageImage, plan: OutpaintPlan, context:
       background: '#ffffff',
     }),
   );
-  // composite adds an alpha channel: the canvas handed over is three channels, in a pipeline of its own
-  const composed = await toRaw(
-    sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } }).composite([
-      {
-        input: buffer(scaled),
-        raw: { width: scaled.width, height: scaled.height, channels: 3 },
-        left: inner.left,
-        top: inner.top,
-      },
-    ]),
-  );
-  const placed = composed.channels === 3 ? composed : await toRaw(rawImage(composed).removeAlpha());
-  const mask = await toMask(
-    sharp({ create: { width, height, channels: 3, background: { r: 255, g: 255, b: 255 } } })
-      .composite([
-        {
-          input: {
-            create: { width: inner.width, height: inner.height, channels: 3, background: { r: 0, g: 0, b: 0 } },
-          },
-          left: inner.left,
-          top: inner.top,
-        },
-      ])
-      .extractChannel(0),
-  );
-  const object = await objectOnCanvas(scaled, plan, context);
-  const answer = await backend.outpaint({
-    ...options(context, plan),
-    image: portImage(placed),
-    mask: portImage(mask),
-    inner,
-    feather: plan.feather,
-    object: object && portImage(object),
-  });
+  // the canvas (the image on black) and the mask (white where new), each the image's box extended by libvips,
+  // made while the segmenter finds the object
+  const margins = marginsOf(plan);
+  const [canvas, mask, object] = await Promise.all([
+    toRaw(rawImage(scaled).extend({ ...margins, background: { r: 0, g: 0, b: 0 } })),
+    toMask(
+      rawImage({
+        data: Buffer.alloc(inner.width * inner.height),
+        width: inner.width,
+        height: inner.height,
+        channels: 1,
+      })
+        .extend({ ...margins, background: { r: 255, g: 255, b: 255 } })
+        .extractChannel(0),
+    ),
+    objectOnCanvas(scaled, plan, context),
+  ]);
+  const placed = canvas.channels === 3 ? canvas : await toRaw(rawImage(canvas).removeAlpha());
+  // the image's own pixels, faded out across the feather band, made while the backend draws
+  const [answer, overlay] = await Promise.all([
+    backend.outpaint({
+      ...options(context, plan),
+      image: portImage(placed),
+      mask: portImage(mask),
+      inner,
+      feather: plan.feather,
+      object: object && portImage(object),
+    }),
+    featherRamp(inner.width, inner.height, plan.feather).then((ramp) =>
+      toRaw(
+        rawImage(scaled).joinChannel(buffer(ramp), { raw: { width: ramp.width, height: ramp.height, channels: 1 } }),
+      ),
+    ),
+  ]);
   const filled = await fitGenerated(answer, width, height, 3, context.maxPixels);
-  // the image's own pixels over the answer, faded in across the feather band
-  const ramp = await featherRamp(inner.width, inner.height, plan.feather);
-  const overlay = await toRaw(
-    rawImage(scaled).joinChannel(buffer(ramp), { raw: { width: ramp.width, height: ramp.height, channels: 1 } }),
-  );
+  // the image's own pixels over the answer
   const result = await toRaw(
     rawImage(filled).composite([
       {
@@ -199,18 +195,26 @@ async function objectOnCanvas(
   const spread = Math.max(1, OBJECT_SPREAD * Math.min(scaled.width, scaled.height));
   const mask = await objectMask(scaled, context, spread);
   if (!mask) return undefined;
-  const { width, height, inner } = plan;
   return toMask(
     sharp(buffer(mask), { raw: { width: mask.width, height: mask.height, channels: 1 } })
-      .extend({
-        left: inner.left,
-        top: inner.top,
-        right: width - inner.left - inner.width,
-        bottom: height - inner.top - inner.height,
-        background: { r: 0, g: 0, b: 0 },
-      })
+      .extend({ ...marginsOf(plan), background: { r: 0, g: 0, b: 0 } })
       .extractChannel(0),
   );
+}
+
+/** The canvas around the image's box: the pixels to add on each side. */
+function marginsOf({ width, height, inner }: OutpaintPlan): {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+} {
+  return {
+    left: inner.left,
+    top: inner.top,
+    right: width - inner.left - inner.width,
+    bottom: height - inner.top - inner.height,
+  };
 }
 
 /**

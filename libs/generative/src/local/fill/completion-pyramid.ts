@@ -16,21 +16,29 @@ const DETAIL_GAIN = 1.5;
  */
 export function withDetail(rgb: Uint8Array, width: number, height: number, known: Uint8Array): Float32Array {
   const data = new Float32Array(width * height * CHANNELS);
-  const luma = (p: number) => 0.299 * rgb[p * 3] + 0.587 * rgb[p * 3 + 1] + 0.114 * rgb[p * 3 + 2];
+  // the luma of this row and of the next, each computed once
+  let here = new Float64Array(width);
+  let below = new Float64Array(width);
+  lumaRow(rgb, 0, width, here);
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const p = y * width + x;
+    const last = y === height - 1;
+    if (!last) lumaRow(rgb, y + 1, width, below);
+    for (let x = 0, p = y * width; x < width; x++, p++) {
       const at = p * CHANNELS;
       data[at] = rgb[p * 3];
       data[at + 1] = rgb[p * 3 + 1];
       data[at + 2] = rgb[p * 3 + 2];
-      if (x === width - 1 || y === height - 1 || known[p] === 0 || known[p + 1] === 0 || known[p + width] === 0)
-        continue;
-      const here = luma(p);
-      data[at + 3] = DETAIL_GAIN * (Math.abs(luma(p + 1) - here) + Math.abs(luma(p + width) - here));
+      if (last || x === width - 1 || known[p] === 0 || known[p + 1] === 0 || known[p + width] === 0) continue;
+      data[at + 3] = DETAIL_GAIN * (Math.abs(here[x + 1] - here[x]) + Math.abs(below[x] - here[x]));
     }
+    [here, below] = [below, here];
   }
   return data;
+}
+
+function lumaRow(rgb: Uint8Array, y: number, width: number, out: Float64Array): void {
+  for (let x = 0, at = y * width * 3; x < width; x++, at += 3)
+    out[x] = 0.299 * rgb[at] + 0.587 * rgb[at + 1] + 0.114 * rgb[at + 2];
 }
 
 /** Half the size: a pixel is known where all its (up to four) finer pixels are, excluded where any is. */
@@ -40,28 +48,40 @@ export function downsample(level: CompletionLevel): CompletionLevel {
   const data = new Float32Array(width * height * CHANNELS);
   const known = new Uint8Array(width * height);
   const excluded = new Uint8Array(width * height);
-  const sum = new Float64Array(CHANNELS);
+  const fine = level.data;
   for (let y = 0; y < height; y++) {
+    const rows = Math.min(2, level.height - 2 * y);
     for (let x = 0; x < width; x++) {
+      const columns = Math.min(2, level.width - 2 * x);
       let all = 1;
       let any = 0;
       let count = 0;
-      sum.fill(0);
-      for (let v = 2 * y; v < Math.min(2 * y + 2, level.height); v++) {
-        for (let u = 2 * x; u < Math.min(2 * x + 2, level.width); u++) {
-          const at = v * level.width + u;
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let d = 0;
+      for (let v = 0; v < rows; v++) {
+        for (let u = 0, at = (2 * y + v) * level.width + 2 * x; u < columns; u++, at++) {
           all &= level.known[at];
           any |= level.excluded[at];
-          if (level.known[at] === 1) {
-            for (let c = 0; c < CHANNELS; c++) sum[c] += level.data[at * CHANNELS + c];
-            count++;
-          }
+          if (level.known[at] === 0) continue;
+          const from = at * CHANNELS;
+          r += fine[from];
+          g += fine[from + 1];
+          b += fine[from + 2];
+          d += fine[from + 3];
+          count++;
         }
       }
       const at = y * width + x;
       known[at] = all;
       excluded[at] = any;
-      if (count > 0) for (let c = 0; c < CHANNELS; c++) data[at * CHANNELS + c] = sum[c] / count;
+      if (count === 0) continue;
+      const to = at * CHANNELS;
+      data[to] = r / count;
+      data[to + 1] = g / count;
+      data[to + 2] = b / count;
+      data[to + 3] = d / count;
     }
   }
   return { width, height, data, known, excluded };

@@ -48,11 +48,14 @@ export interface CompletionInput {
 export interface CompletionResult {
   /** 3 channels: the known pixels unchanged, the unknown ones filled. */
   data: Uint8Array;
-  /**
-   * The last vote at full size, CHANNELS values per pixel (red, green, blue first), for every pixel a matched patch
-   * covers (known pixels next to the unknown ones included): what the fill would put there. NaN where none does.
-   */
-  vote: Float32Array;
+  /** What the fill would put on the known pixels that its patches cover, next to the unknown part. */
+  border: BorderVote;
+}
+
+/** The last vote at full size on known pixels: their indices in scan order, and CHANNELS values for each. */
+export interface BorderVote {
+  pixels: Int32Array;
+  values: Float32Array;
 }
 
 /** The coarsest level keeps at least this many pixels on the known part's shorter side. */
@@ -90,28 +93,28 @@ export function completeImage(
     side /= 2;
   }
   // an image that is all object: copy from it rather than leave the canvas empty
-  if (sourceCentres(levels[levels.length - 1]).list.length === 0) for (const level of levels) level.excluded.fill(0);
+  if (sourceCentres(levels[levels.length - 1]).count === 0) for (const level of levels) level.excluded.fill(0);
 
   const coarsest = levels[levels.length - 1];
   nearestInto(coarsest);
   let previous: PatchField | undefined;
-  let finalVote: Float32Array | undefined;
+  let borderVote: BorderVote | undefined;
   for (let index = levels.length - 1; index >= 0; index--) {
     const level = levels[index];
-    const { valid, list } = sourceCentres(level);
-    if (list.length === 0) throw new Error('image completion: no known patch to copy from');
-    const field = new PatchField(level, targetCentres(level), valid, list, random);
+    const { valid, count } = sourceCentres(level);
+    if (count === 0) throw new Error('image completion: no known patch to copy from');
+    const { targets, knownIn } = targetCentres(level);
+    const field = new PatchField(level, targets, valid, random);
     if (previous && level.width * level.height > settings.workPixels) {
       upsampleInto(previous.level, level);
       field.inheritFrom(previous, false);
       // where the fill meets the known part, the matches are fitted again at this level's detail: the copied
       // pixels next to the border line up with it
-      const border = touchingKnown(level, field.targets);
+      const border = touchingKnown(targets, knownIn);
       field.refresh(border);
       field.search(settings.passes, LOCAL_SEARCH, border);
-      const vote = copyVote(field);
-      writeUnknown(level, vote);
-      if (index === 0) finalVote = vote;
+      const known = copyVote(field, index === 0);
+      if (index === 0) borderVote = known;
       previous = field;
       continue;
     }
@@ -137,17 +140,17 @@ export function completeImage(
       field.search(settings.passes, reach);
       const vote = voteOf(field, depth);
       writeUnknown(level, vote);
-      if (index === 0 && i === iterations - 1) finalVote = vote;
+      if (index === 0 && i === iterations - 1) borderVote = knownOf(level, vote);
       else field.refresh();
     }
     previous = field;
   }
-  const data = Uint8Array.from(input.data);
+  const data = input.data.slice();
   for (let p = 0; p < input.known.length; p++) {
     if (input.known[p] === 1) continue;
     for (let c = 0; c < 3; c++) data[p * 3 + c] = Math.round(finest.data[p * CHANNELS + c]);
   }
-  return { data, vote: finalVote ?? new Float32Array(finest.data.length).fill(Number.NaN) };
+  return { data, border: borderVote ?? { pixels: new Int32Array(0), values: new Float32Array(0) } };
 }
 
 /**
@@ -195,14 +198,27 @@ function voteOf(field: PatchField, depth: Float32Array, how: 'mean' | 'uniform' 
  * is another copy (its offset differs), the pixel is the mean of what its 3 x 3 neighbours' matches put there
  * instead: the line where two copied areas meet is softened, where a plain copy would leave a step on the grid
  * the scaled-up matches share (a mean everywhere would blur the texture: the wood of a table lost half its grain).
+ * Written into the level's unknown pixels in place (what is read is the sources' known pixels only); what it would
+ * put on the known targets is answered when `border` is set.
  */
-function copyVote(field: PatchField): Float32Array {
+function copyVote(field: PatchField, border: boolean): BorderVote | undefined {
   const { level, targets, source, targetAt } = field;
-  const { width, height, data } = level;
-  const out = new Float32Array(width * height * CHANNELS).fill(Number.NaN);
-  const sum = new Float64Array(CHANNELS);
+  const { width, height, data, known } = level;
+  let knownTargets = 0;
+  if (border) for (let t = 0; t < targets.length; t++) knownTargets += known[targets[t]];
+  const pixels = new Int32Array(knownTargets);
+  const values = new Float32Array(knownTargets * CHANNELS);
+  let k = 0;
   for (let t = 0; t < targets.length; t++) {
     const q = targets[t];
+    if (known[q] === 1 && !border) continue;
+    let to = q * CHANNELS;
+    let out = data;
+    if (known[q] === 1) {
+      pixels[k] = q;
+      to = k++ * CHANNELS;
+      out = values;
+    }
     const qx = q % width;
     const qy = (q - qx) / width;
     const x0 = qx > 0 ? -1 : 0;
@@ -220,27 +236,50 @@ function copyVote(field: PatchField): Float32Array {
         }
       }
     }
-    const to = q * CHANNELS;
     if (coherent) {
       const from = source[t] * CHANNELS;
       for (let c = 0; c < CHANNELS; c++) out[to + c] = data[from + c];
       continue;
     }
     let count = 0;
-    sum.fill(0);
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    let d = 0;
     for (let dy = y0; dy <= y1; dy++) {
       for (let dx = x0; dx <= x1; dx++) {
         const n = targetAt[q + dy * width + dx];
         if (n < 0) continue;
         // the neighbour's match, at q's place within that neighbour's patch
         const from = (source[n] - dy * width - dx) * CHANNELS;
-        for (let c = 0; c < CHANNELS; c++) sum[c] += data[from + c];
+        r += data[from];
+        g += data[from + 1];
+        b += data[from + 2];
+        d += data[from + 3];
         count++;
       }
     }
-    for (let c = 0; c < CHANNELS; c++) out[to + c] = sum[c] / count;
+    out[to] = r / count;
+    out[to + 1] = g / count;
+    out[to + 2] = b / count;
+    out[to + 3] = d / count;
   }
-  return out;
+  return border ? { pixels, values } : undefined;
+}
+
+/** The known pixels that `vote` covers (it is not NaN there), with its values. */
+function knownOf(level: CompletionLevel, vote: Float32Array): BorderVote {
+  const { known } = level;
+  let count = 0;
+  for (let q = 0; q < known.length; q++) if (known[q] === 1 && !Number.isNaN(vote[q * CHANNELS])) count++;
+  const pixels = new Int32Array(count);
+  const values = new Float32Array(count * CHANNELS);
+  for (let q = 0, k = 0; q < known.length; q++) {
+    if (known[q] === 0 || Number.isNaN(vote[q * CHANNELS])) continue;
+    pixels[k] = q;
+    values.set(vote.subarray(q * CHANNELS, (q + 1) * CHANNELS), k++ * CHANNELS);
+  }
+  return { pixels, values };
 }
 
 /** exp(-e / 2 s^2) + 1e-6 per target: e its match's mean squared error per value, s^2 the level's 75th percentile. */

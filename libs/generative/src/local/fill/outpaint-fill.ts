@@ -1,6 +1,6 @@
 import type { GenerationPreference, PortBox } from '@app/image-pipeline';
 import { seededRandom } from '../seeded-random';
-import { completeImage, type CompletionSettings } from './image-completion';
+import { completeImage, type BorderVote, type CompletionSettings } from './image-completion';
 import { CHANNELS, RADIUS } from './patch-match';
 import { matchEdges } from './seam-offset';
 
@@ -48,9 +48,9 @@ const TINY = 2 * RADIUS + 2;
  */
 export function outpaintFill(input: OutpaintInput): Uint8Array {
   const { width, height, inner } = input;
-  if (inner.width <= 0 || inner.height <= 0) return Uint8Array.from(input.data);
-  if (inner.width === width && inner.height === height) return Uint8Array.from(input.data);
-  if (Math.min(inner.width, inner.height) < TINY) return nearestFill(Uint8Array.from(input.data), width, height, inner);
+  if (inner.width <= 0 || inner.height <= 0) return input.data.slice();
+  if (inner.width === width && inner.height === height) return input.data.slice();
+  if (Math.min(inner.width, inner.height) < TINY) return nearestFill(input.data.slice(), width, height, inner);
 
   const known = new Uint8Array(width * height);
   for (let y = inner.top; y < inner.top + inner.height; y++)
@@ -61,32 +61,34 @@ export function outpaintFill(input: OutpaintInput): Uint8Array {
     for (let i = 0; i < excluded.length; i++) excluded[i] = input.exclude[i] !== 0 ? 1 : 0;
   }
   const random = seededRandom((input.seed * 31 + input.variant) >>> 0);
-  const { data, vote } = completeImage(
+  const { data, border } = completeImage(
     { data: input.data, width, height, known, excluded, knownSide: Math.min(inner.width, inner.height) },
     SETTINGS[input.preference],
     random,
   );
   // what is left of a colour step where the copies meet the original: closed, fading into the new area
   matchEdges(data, width, height, inner, SEAM.radius, SEAM.fade, excluded);
-  featherInto(data, vote, input);
+  featherInto(data, border, input);
   return data;
 }
 
 /** The feather band's pixels that the fill covers blend towards it; the rest of the original keeps its bytes. */
-function featherInto(data: Uint8Array, vote: Float32Array, input: OutpaintInput): void {
+function featherInto(data: Uint8Array, border: BorderVote, input: OutpaintInput): void {
   const { width, inner, feather } = input;
   if (feather.x <= 0 && feather.y <= 0) return;
   const right = inner.left + inner.width;
   const bottom = inner.top + inner.height;
-  for (let y = inner.top; y < bottom; y++) {
+  const { pixels, values } = border;
+  for (let k = 0; k < pixels.length; k++) {
+    const at = pixels[k];
+    const x = at % width;
+    const y = (at - x) / width;
+    if (x < inner.left || x >= right || y < inner.top || y >= bottom) continue;
     const depthY = Math.min(y - inner.top, bottom - 1 - y);
-    for (let x = inner.left; x < right; x++) {
-      const weight = featherWeight(Math.min(x - inner.left, right - 1 - x), feather.x, depthY, feather.y);
-      const at = y * width + x;
-      if (weight >= 1 || Number.isNaN(vote[at * CHANNELS])) continue;
-      for (let c = 0; c < 3; c++)
-        data[at * 3 + c] = Math.round(data[at * 3 + c] * weight + vote[at * CHANNELS + c] * (1 - weight));
-    }
+    const weight = featherWeight(Math.min(x - inner.left, right - 1 - x), feather.x, depthY, feather.y);
+    if (weight >= 1) continue;
+    for (let c = 0; c < 3; c++)
+      data[at * 3 + c] = Math.round(data[at * 3 + c] * weight + values[k * CHANNELS + c] * (1 - weight));
   }
 }
 

@@ -36,74 +36,93 @@ export interface CompletionLevel {
   excluded: Uint8Array;
 }
 
-/** Summed-area table (width + 1 by height + 1) of the pixels where `flag` is 1. */
-function summedArea(width: number, height: number, flag: (p: number) => number): Int32Array {
-  const stride = width + 1;
-  const table = new Int32Array(stride * (height + 1));
-  for (let y = 0; y < height; y++) {
-    let row = 0;
+/**
+ * How many pixels each pixel's patch (clipped to the canvas) holds that are known (`bad`: that may not be copied:
+ * unknown or excluded): a running sum along each row over the patch's width, kept for the patch's height of rows
+ * in a ring, and a running sum down each column over those; O(1) per pixel, one array of the level's size.
+ */
+function patchCounts(level: CompletionLevel, bad = false): Uint8Array {
+  const { width, height, known, excluded } = level;
+  const span = 2 * RADIUS + 1;
+  const ring = new Uint8Array(span * width);
+  const column = new Uint8Array(width);
+  const counts = new Uint8Array(width * height);
+  const flag = (p: number) => (bad ? (known[p] === 0 || excluded[p] === 1 ? 1 : 0) : known[p]);
+  const addRow = (y: number) => {
+    const row = y * width;
+    const sums = ring.subarray((y % span) * width, ((y % span) + 1) * width);
+    let sum = 0;
+    for (let x = 0; x < RADIUS && x < width; x++) sum += flag(row + x);
     for (let x = 0; x < width; x++) {
-      row += flag(y * width + x);
-      table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row;
+      if (x + RADIUS < width) sum += flag(row + x + RADIUS);
+      sums[x] = sum;
+      column[x] += sum;
+      if (x >= RADIUS) sum -= flag(row + x - RADIUS);
+    }
+  };
+  for (let y = 0; y < RADIUS && y < height; y++) addRow(y);
+  for (let y = 0; y < height; y++) {
+    if (y + RADIUS < height) addRow(y + RADIUS);
+    counts.set(column, y * width);
+    if (y >= RADIUS) {
+      const leaving = ((y - RADIUS) % span) * width;
+      for (let x = 0; x < width; x++) column[x] -= ring[leaving + x];
     }
   }
-  return table;
-}
-
-/** How many flagged pixels the patch centred at p holds (clipped to the canvas), from a summedArea table. */
-function inPatch(table: Int32Array, width: number, height: number, p: number): number {
-  const stride = width + 1;
-  const px = p % width;
-  const py = (p - px) / width;
-  const x0 = Math.max(0, px - RADIUS);
-  const x1 = Math.min(width, px + RADIUS + 1);
-  const y0 = Math.max(0, py - RADIUS);
-  const y1 = Math.min(height, py + RADIUS + 1);
-  return table[y1 * stride + x1] - table[y0 * stride + x1] - table[y1 * stride + x0] + table[y0 * stride + x0];
-}
-
-/** The indices where `flags` is 1, in order. */
-function indicesOf(flags: Uint8Array): Int32Array {
-  let count = 0;
-  for (let p = 0; p < flags.length; p++) count += flags[p];
-  const list = new Int32Array(count);
-  for (let p = 0, k = 0; p < flags.length; p++) if (flags[p] === 1) list[k++] = p;
-  return list;
+  return counts;
 }
 
 /**
  * The patch centres a level may copy from: those whose whole patch lies inside the canvas on known pixels that
- * are not excluded. Answers the map (1 = may be a source) and the list of such centres (pixel indices).
+ * are not excluded. Answers the map (1 = may be a source) and how many there are.
  */
-export function sourceCentres(level: CompletionLevel): { valid: Uint8Array; list: Int32Array } {
-  const { width, height, known, excluded } = level;
-  const bad = summedArea(width, height, (p) => (known[p] === 0 || excluded[p] === 1 ? 1 : 0));
-  const valid = new Uint8Array(width * height);
-  for (let y = RADIUS; y < height - RADIUS; y++) {
-    for (let x = RADIUS; x < width - RADIUS; x++) {
-      const p = y * width + x;
-      if (inPatch(bad, width, height, p) === 0) valid[p] = 1;
+export function sourceCentres(level: CompletionLevel): { valid: Uint8Array; count: number } {
+  const { width, height } = level;
+  const valid = patchCounts(level, true);
+  let count = 0;
+  for (let y = 0, p = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, p++) {
+      const inside = x >= RADIUS && x < width - RADIUS && y >= RADIUS && y < height - RADIUS;
+      valid[p] = inside && valid[p] === 0 ? 1 : 0;
+      count += valid[p];
     }
   }
-  return { valid, list: indicesOf(valid) };
+  return { valid, count };
 }
 
-/** The centres whose patch holds at least one unknown pixel, as pixel indices in scan order. */
-export function targetCentres(level: CompletionLevel): Int32Array {
-  const { width, height, known } = level;
-  const unknown = summedArea(width, height, (p) => 1 - known[p]);
-  const hits = new Uint8Array(width * height);
-  for (let p = 0; p < hits.length; p++) if (inPatch(unknown, width, height, p) > 0) hits[p] = 1;
-  return indicesOf(hits);
+/**
+ * The centres whose patch holds at least one unknown pixel, as pixel indices in scan order, and the number of
+ * known pixels in each pixel's patch (touchingKnown's input).
+ */
+export function targetCentres(level: CompletionLevel): { targets: Int32Array; knownIn: Uint8Array } {
+  const { width, height } = level;
+  const knownIn = patchCounts(level);
+  // a pixel's patch holds an unknown pixel where it holds fewer known ones than its (clipped) area
+  const columns = Uint8Array.from(
+    { length: width },
+    (_, x) => Math.min(x + RADIUS, width - 1) - Math.max(x - RADIUS, 0) + 1,
+  );
+  const each = (visit: (p: number) => void) => {
+    for (let y = 0; y < height; y++) {
+      const rows = Math.min(y + RADIUS, height - 1) - Math.max(y - RADIUS, 0) + 1;
+      for (let x = 0, p = y * width; x < width; x++, p++) if (knownIn[p] < columns[x] * rows) visit(p);
+    }
+  };
+  let count = 0;
+  each(() => count++);
+  const targets = new Int32Array(count);
+  let k = 0;
+  each((p) => (targets[k++] = p));
+  return { targets, knownIn };
 }
 
-/** Of `targets` (pixel indices), the numbers of those whose patch holds a known pixel: the border's, in order. */
-export function touchingKnown(level: CompletionLevel, targets: Int32Array): Int32Array {
-  const { width, height, known } = level;
-  const table = summedArea(width, height, (p) => known[p]);
-  const touching = new Uint8Array(targets.length);
-  for (let t = 0; t < targets.length; t++) if (inPatch(table, width, height, targets[t]) > 0) touching[t] = 1;
-  return indicesOf(touching);
+/** Of `targets` (pixel indices), the numbers of those whose patch holds a known pixel (`knownIn` > 0), in order. */
+export function touchingKnown(targets: Int32Array, knownIn: Uint8Array): Int32Array {
+  let count = 0;
+  for (let t = 0; t < targets.length; t++) if (knownIn[targets[t]] > 0) count++;
+  const touching = new Int32Array(count);
+  for (let t = 0, k = 0; t < targets.length; t++) if (knownIn[targets[t]] > 0) touching[k++] = t;
+  return touching;
 }
 
 /** The nearest-neighbour field of a level: a source centre and its distance for each target centre. */
@@ -117,7 +136,6 @@ export class PatchField {
     readonly level: CompletionLevel,
     readonly targets: Int32Array,
     private readonly valid: Uint8Array,
-    private readonly sources: Int32Array,
     private readonly random: () => number,
   ) {
     this.source = new Int32Array(targets.length);
@@ -228,7 +246,16 @@ export class PatchField {
     }
   }
 
+  /** The source centres as a list, made when a random one is first asked for (most levels inherit theirs). */
+  private sources?: Int32Array;
+
   private randomSource(): number {
+    if (!this.sources) {
+      let count = 0;
+      for (let p = 0; p < this.valid.length; p++) count += this.valid[p];
+      this.sources = new Int32Array(count);
+      for (let p = 0, k = 0; p < this.valid.length; p++) if (this.valid[p] === 1) this.sources[k++] = p;
+    }
     return this.sources[Math.floor(this.random() * this.sources.length)];
   }
 
