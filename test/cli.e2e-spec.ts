@@ -209,6 +209,53 @@ describe('atelier: usage and connection', () => {
   });
 });
 
+describe('atelier storages create', () => {
+  it('takes any type’s parameters as --param NAME=VALUE, a dotted name nesting, and never prints the secret', async () => {
+    const created = await atelier([
+      'storages',
+      'create',
+      '--name',
+      'by-params',
+      '--type',
+      's3',
+      '--param',
+      `bucket=${BUCKET}`,
+      '--param',
+      `endpoint=${s3.endpoint}`,
+      '--param',
+      'path=shoes',
+      '--param',
+      `credentials.access_key=${s3.accessKey}`,
+      '--param',
+      `credentials.secret_access_key=${s3.secretKey}`,
+      '--json',
+    ]);
+    expect(created.code, created.output).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name: 'by-params',
+      type: 's3',
+      parameters: { bucket: BUCKET, path: 'shoes', credentials: { access_key: s3.accessKey } },
+    });
+    expect(created.output).not.toContain(s3.secretKey);
+    // the service validates them as the type says: a member the type does not have is its 422, exit 3
+    const unknown = await atelier([
+      'storages',
+      'create',
+      '--name',
+      'odd',
+      '--type',
+      'web_folder',
+      '--param',
+      'bucket=x',
+    ]);
+    expect(unknown.code, unknown.output).toBe(3);
+    expect(unknown.stderr).toContain('parameters.bucket');
+    const malformed = await atelier(['storages', 'create', '--name', 'odd', '--type', 's3', '--param', 'bucket']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--param takes NAME=VALUE');
+  });
+});
+
 describe('atelier edit', () => {
   it('edits a URL with shortcut flags and --download writes the real image', async () => {
     const file = join(scratch, 'small.webp');

@@ -16,3 +16,6 @@ export { readWhole, type ReserveBytes } from './fetch/fetch-stream';
 export * from './samples/sample-images';
 export * from './temporary/temporary-bucket';
 export * from './temporary/temporary-sweeper';
+export * from './types/storage-type';
+export * from './types/registry';
+export { GCS_XML_ENDPOINT } from './types/gcs/gcs.type';

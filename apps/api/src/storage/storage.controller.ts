@@ -1,12 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe } from '@app/common';
-import { STORAGE_TYPES, type StorageType } from '@app/storage';
+import { STORAGE_TYPE_DEFINITIONS, STORAGE_TYPES, type StorageType } from '@app/storage';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
 import { ApiErrorResponse } from '../openapi/api-errors.decorator';
-import { GcsParametersDto, S3ParametersDto, WebFolderParametersDto } from './dto/storage-parameters.dto';
 import { CreateStorageDto, UpdateStorageDto } from './dto/storage-request.dto';
 import { StorageResponseDto, toStorageResponse } from './dto/storage-response.dto';
 import { StoragesService } from './storages.service';
@@ -20,7 +19,7 @@ const UNREACHABLE =
   'The parameters are checked against the store before they are saved: a missing bucket, refused credentials or an endpoint that cannot be reached answer 422 (`error_type` `storage`) with the reason.';
 
 @ApiTags('Storage')
-@ApiExtraModels(S3ParametersDto, GcsParametersDto, WebFolderParametersDto)
+@ApiExtraModels(...STORAGE_TYPE_DEFINITIONS.map((type) => type.parameters))
 @Controller('v1/storage')
 @RequireScopes('storage')
 export class StorageController {
@@ -28,7 +27,9 @@ export class StorageController {
 
   @Get('storage-types')
   @ApiOperation({ summary: 'List the storage types' })
-  @ApiEnvelope(null, { description: 'The types: `web_folder`, `s3`, `gcs`.' })
+  @ApiEnvelope(null, {
+    description: `The types. ${STORAGE_TYPE_DEFINITIONS.map((type) => `\`${type.name}\`: ${type.summary}`).join(' ')}`,
+  })
   types(): StorageType[] {
     return [...STORAGE_TYPES];
   }

@@ -17,6 +17,8 @@ atelier storages get ID
 atelier storages create --name NAME --type s3|gcs --bucket B [--path P] [--endpoint URL] [--region R]
                         --access-key ID --secret-key SECRET
 atelier storages create --name NAME --type web_folder --base-url URL
+atelier storages create --name NAME --type TYPE --param NAME=VALUE ...   any type's parameters, one flag each;
+                        a dotted name nests (--param credentials.account_key=KEY); see "storages types"
 atelier storages create --json '{"name": ..., "type": ..., "parameters": {...}}'   (or --json @storage.json)
 atelier storages delete ID
 Secrets are sent once and never shown again. Every subcommand takes --json (JSON only on stdout).`;
@@ -38,6 +40,7 @@ const CREATE_OPTIONS = {
   'access-key': { type: 'string' },
   'secret-key': { type: 'string' },
   'base-url': { type: 'string' },
+  param: { type: 'string', multiple: true },
 } as const;
 
 export async function storagesCommand(context: Context, args: string[]): Promise<ExitCode> {
@@ -90,10 +93,32 @@ async function show(context: Context, parsed: Parsed, path: string): Promise<Exi
   return EXIT.OK;
 }
 
+/**
+ * `--param a.b=value` flags as parameters: a dotted name nests; the service validates them as its type says, so a
+ * type the service adds needs nothing here.
+ */
+function parametersFromFlags(flags: string[]): Record<string, unknown> {
+  const parameters: Record<string, unknown> = {};
+  for (const flag of flags) {
+    const equals = flag.indexOf('=');
+    if (equals <= 0) throw usageError(`--param takes NAME=VALUE, not "${flag}" (see --help).`);
+    const path = flag.slice(0, equals).split('.');
+    let into = parameters;
+    for (const member of path.slice(0, -1)) {
+      const next = into[member];
+      into = (into[member] = typeof next === 'object' && next !== null ? next : {}) as Record<string, unknown>;
+    }
+    into[path[path.length - 1]] = flag.slice(equals + 1);
+  }
+  return parameters;
+}
+
 /** The body of a storage from flags: the parameters its type takes. */
 function bodyFromFlags(values: Values): Record<string, unknown> {
   const type = requiredOption(values, 'type');
   const name = requiredOption(values, 'name');
+  const generic = values.param;
+  if (Array.isArray(generic)) return { name, type, parameters: parametersFromFlags(generic) };
   if (type === 'web_folder') return { name, type, parameters: { base_url: requiredOption(values, 'base-url') } };
   const optional = (flag: string, member = flag) =>
     values[flag] !== undefined ? { [member]: stringOption(values, flag) } : {};

@@ -153,6 +153,13 @@ export type UpdateKeyDto = {
   rate_limit?: RateLimitOverrideDto | null;
 };
 
+export type WebFolderParametersDto = {
+  /**
+   * Base URL of the folder; files are read at base_url + path.
+   */
+  base_url: string;
+};
+
 export type BucketCredentialsDto = {
   /**
    * Access key id (AWS) or HMAC access id (GCS).
@@ -215,13 +222,6 @@ export type GcsParametersDto = {
   credentials: GcsCredentialsDto;
 };
 
-export type WebFolderParametersDto = {
-  /**
-   * Base URL of the folder; files are read at base_url + path.
-   */
-  base_url: string;
-};
-
 export type StorageResponseDto = {
   id: number;
   name: string;
@@ -242,9 +242,9 @@ export type CreateStorageDto = {
   name: string;
   type: 'web_folder' | 's3' | 'gcs';
   /**
-   * Parameters of the type: `s3` and `gcs` take bucket, path (or prefix), credentials; `web_folder` takes base_url.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto.
    */
-  parameters: S3ParametersDto | GcsParametersDto | WebFolderParametersDto;
+  parameters: WebFolderParametersDto | S3ParametersDto | GcsParametersDto;
 };
 
 export type UpdateStorageDto = {
@@ -255,7 +255,7 @@ export type UpdateStorageDto = {
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: S3ParametersDto | GcsParametersDto | WebFolderParametersDto;
+  parameters?: WebFolderParametersDto | S3ParametersDto | GcsParametersDto;
 };
 
 export type JpegOptionsDto = {
@@ -1366,9 +1366,9 @@ export type CreateStorageDtoWritable = {
   name: string;
   type: 'web_folder' | 's3' | 'gcs';
   /**
-   * Parameters of the type: `s3` and `gcs` take bucket, path (or prefix), credentials; `web_folder` takes base_url.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto.
    */
-  parameters: S3ParametersDtoWritable | GcsParametersDtoWritable | WebFolderParametersDto;
+  parameters: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable;
 };
 
 export type UpdateStorageDtoWritable = {
@@ -1379,7 +1379,7 @@ export type UpdateStorageDtoWritable = {
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: S3ParametersDtoWritable | GcsParametersDtoWritable | WebFolderParametersDto;
+  parameters?: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable;
 };
 
 export type HealthLiveData = {
@@ -1640,7 +1640,7 @@ export type StorageTypesError = StorageTypesErrors[keyof StorageTypesErrors];
 
 export type StorageTypesResponses = {
   /**
-   * The types: `web_folder`, `s3`, `gcs`.
+   * The types. `web_folder`: Files read over HTTP(S) below a base URL: read-only, and it cannot be listed. `s3`: A bucket of AWS S3 or of an S3-compatible store (MinIO, Ceph, R2), with an access key pair. `gcs`: A Google Cloud Storage bucket, with HMAC keys or a service-account key file.
    */
   200: {
     data: {

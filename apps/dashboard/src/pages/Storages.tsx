@@ -8,12 +8,14 @@ import { ErrorBox } from '../ui';
 
 type StorageType = StorageResponseDto['type'];
 
-/** The parameters schema of each type, from openapi.json. */
-const PARAMETERS: Record<string, string> = {
-  s3: 'S3ParametersDto',
-  gcs: 'GcsParametersDto',
-  web_folder: 'WebFolderParametersDto',
-};
+/**
+ * The parameters schema of a type in openapi.json, named after it as the service's registry names it
+ * (libs/storage/src/types: `web_folder` → `WebFolderParametersDto`): a new type needs no change here.
+ */
+function parametersSchema(type: string): string {
+  const words = type.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1));
+  return `${words.join('')}ParametersDto`;
+}
 
 /** The API's field paths are `parameters.x`; the form's are `x` under the `parameters` group. */
 function fieldErrors(error: unknown): Record<string, string[]> {
@@ -37,7 +39,7 @@ function StorageForm(props: {
   const [tried, setTried] = useState(false);
   const nameId = useId();
   const typeId = useId();
-  const schema = component(PARAMETERS[type] ?? 'S3ParametersDto');
+  const schema = component(parametersSchema(type));
   const local = editing || !tried ? {} : check(schema, prune(parameters) ?? {}, 'parameters');
   const errors = { ...local, ...fieldErrors(error) };
 

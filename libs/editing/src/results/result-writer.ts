@@ -9,6 +9,7 @@ import {
 import type { PipelineResult } from '@app/image-pipeline';
 import {
   isStorageReference,
+  requireCapability,
   STORAGE_SCHEME,
   StorageResolver,
   TemporaryBucket,
@@ -71,15 +72,7 @@ export class ResultWriter {
         [field]: [`the file extension names ${named} but output.format is ${format}; make them agree`],
       });
     }
-    if (resolved.storage.type === 'web_folder') {
-      throw new ServiceException(
-        'STORAGE_OPERATION_UNSUPPORTED',
-        'A web folder cannot be written to; use an s3 or gcs storage.',
-        {
-          [field]: ['web folders are read-only'],
-        },
-      );
-    }
+    requireCapability(resolved.storage.type, 'write', field);
     return resolved;
   }
 

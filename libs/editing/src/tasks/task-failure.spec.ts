@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceException } from '@app/common';
 import { CorruptImageError, UnsupportedImageError } from '@app/image-pipeline';
 import { unsuccessfulAnswer } from '@app/storage';
-import { WebFolderDriver } from '@app/storage/drivers/web-folder.driver';
+import { WebFolderDriver } from '@app/storage/types/web-folder/web-folder.driver';
 import { Deadline, toFetchError, tooLarge } from '@app/storage/fetch/fetch-stream';
 import { editBusy } from '../admission/admission-gate';
 import { toImageError } from '../image-errors';

@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, quotaRefusals, ServiceException, tasksCreated } from '@app/common';
 import { isFinalTaskStatus, type EditTaskEntity, type TaskKind, type TaskStatus } from '@app/database';
-import { AddressPolicy, describeUrl, isStorageReference, parseStorageReference, StorageResolver } from '@app/storage';
+import {
+  AddressPolicy,
+  describeUrl,
+  isStorageReference,
+  parseStorageReference,
+  requireCapability,
+  StorageResolver,
+} from '@app/storage';
 import { ResultWriter } from '../results/result-writer';
 import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
@@ -241,14 +248,8 @@ export class TaskService {
     if (input.kind === 'folder') {
       const field = 'input';
       const folder = await this.resolver.resolve(accountId, input.reference, field);
-      if (folder.storage.type === 'web_folder') {
-        // the code the driver's list() answers with, told before the task exists
-        throw new ServiceException(
-          'STORAGE_OPERATION_UNSUPPORTED',
-          'A web_folder storage cannot be listed; give its files as a list of storage:// references or URLs.',
-          { [field]: ['a web folder cannot be listed; give its images as a list of URLs or storage references'] },
-        );
-      }
+      // the code the driver's list() answers with, told before the task exists
+      requireCapability(folder.storage.type, 'list', field);
     } else {
       const seen = new Set<string>();
       for (const [index, entry] of input.inputs.entries()) {

@@ -1,9 +1,8 @@
-/** The kinds of storage, in the order the contract lists them (docs/api-contract.md, "Storage"). */
-export const STORAGE_TYPES = ['web_folder', 's3', 'gcs'] as const;
-export type StorageType = (typeof STORAGE_TYPES)[number];
+/** A storage type's name: one of STORAGE_TYPES (types/registry.ts), each defined in its folder under types/. */
+export type StorageType = string;
 
 /** Parameters of an `s3` or `gcs` storage that may be shown; the secret half of the credentials is not here. */
-export interface BucketParameters {
+export type BucketParameters = {
   bucket: string;
   /** Root prefix inside the bucket, without leading or trailing `/`; absent for the bucket root. */
   path?: string;
@@ -12,13 +11,14 @@ export interface BucketParameters {
   region?: string;
   /** HMAC or AWS access key id, or the service account's e-mail for a `gcs` service-account key. */
   credentials: { access_key?: string; client_email?: string };
-}
+};
 
-export interface WebFolderParameters {
+export type WebFolderParameters = {
   base_url: string;
-}
+};
 
-export type PublicParameters = BucketParameters | WebFolderParameters;
+/** What a storage's parameters show (never a secret): each type's own members (BucketParameters, ...). */
+export type PublicParameters = { readonly [member: string]: unknown };
 
 /** A Google Cloud service-account key file, as JSON. */
 export interface GcsServiceAccountKey {
@@ -30,10 +30,11 @@ export interface GcsServiceAccountKey {
   [member: string]: unknown;
 }
 
-/** What is encrypted at rest. */
+/** What is encrypted at rest: each type's own members (the bucket types' are named here). */
 export interface StorageSecret {
   secret_access_key?: string;
   service_account?: GcsServiceAccountKey;
+  [member: string]: unknown;
 }
 
 /** A storage connection as the drivers need it: what may be shown, and the decrypted secret. */
@@ -41,8 +42,4 @@ export interface StorageConnection {
   type: StorageType;
   parameters: PublicParameters;
   secret: StorageSecret | null;
-}
-
-export function isBucketParameters(type: StorageType, _parameters: PublicParameters): _parameters is BucketParameters {
-  return type === 's3' || type === 'gcs';
 }

@@ -3,19 +3,14 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Injectable } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 import { AppConfig, ServiceException } from '@app/common';
-import type { BucketParameters, StorageConnection, WebFolderParameters } from '../connections/storage-parameters';
+import type { StorageConnection } from '../connections/storage-parameters';
 import { AddressPolicy, bareHost } from '../fetch/address-policy';
 import { SafeFetcher } from '../fetch/safe-fetcher';
-import { GcsServiceAccountDriver } from './gcs-service-account.driver';
-import type { ListingLimits } from './listing-limits';
-import { normalisePrefix } from './object-paths';
-import { S3Driver, type EndpointGuard } from './s3.driver';
+import { storageType } from '../types/registry';
+import type { DriverContext } from '../types/storage-type';
+import type { EndpointGuard } from './s3.driver';
 import type { StorageDriver } from './storage-driver';
 import { tracedDriver } from './traced-storage.driver';
-import { WebFolderDriver } from './web-folder.driver';
-
-/** Google's S3-compatible XML API, used by `gcs` storages with HMAC keys. */
-export const GCS_XML_ENDPOINT = 'https://storage.googleapis.com';
 
 /** The port of an http(s) URL, its scheme's default when it names none. */
 function portOf(url: URL): string {
@@ -118,9 +113,20 @@ export class StorageDriverFactory {
     };
   }
 
-  private get listing(): ListingLimits {
+  /** What every type's driver is lent: the outbound rules and the bounds of this configuration. */
+  private get context(): DriverContext {
     const { storageListMaxPages, storageListTimeoutMs, storageListPageMaxBytes } = this.config;
-    return { maxPages: storageListMaxPages, timeoutMs: storageListTimeoutMs, pageMaxBytes: storageListPageMaxBytes };
+    return {
+      guardOf: (endpoint) => this.guardOf(endpoint),
+      fetcher: this.fetcher,
+      listing: {
+        maxPages: storageListMaxPages,
+        timeoutMs: storageListTimeoutMs,
+        pageMaxBytes: storageListPageMaxBytes,
+      },
+      connectTimeoutMs: this.config.fetchConnectTimeoutMs,
+      requestTimeoutMs: this.config.fetchTimeoutMs,
+    };
   }
 
   /** The connection's driver; with tracing on, a span per call (traced-storage.driver.ts). */
@@ -129,41 +135,10 @@ export class StorageDriverFactory {
   }
 
   private build(connection: StorageConnection): StorageDriver {
-    const endpoint = (connection.parameters as Partial<BucketParameters>).endpoint;
+    const endpoint = connection.parameters.endpoint;
     // Even where FETCH_ALLOW_HOSTS opens its address, the store that holds every account's temporary results
     // is not a tenant's storage.
     if (typeof endpoint === 'string' && this.internalEndpoints.has(endpointKey(endpoint))) throw internalStore();
-    if (connection.type === 'web_folder') {
-      return new WebFolderDriver((connection.parameters as WebFolderParameters).base_url, this.fetcher);
-    }
-    const parameters = connection.parameters as BucketParameters;
-    const prefix = normalisePrefix(parameters.path);
-    const serviceAccount = connection.secret?.service_account;
-    if (connection.type === 'gcs' && serviceAccount) {
-      return new GcsServiceAccountDriver({
-        bucket: parameters.bucket,
-        prefix,
-        serviceAccount,
-        // The API refuses an endpoint with a service-account key; should one reach here, it is still judged.
-        endpoint: parameters.endpoint,
-        guard: parameters.endpoint ? this.guardOf(new URL(parameters.endpoint)) : undefined,
-        listing: this.listing,
-      });
-    }
-    const gcs = connection.type === 'gcs';
-    return new S3Driver({
-      kind: connection.type,
-      bucket: parameters.bucket,
-      prefix,
-      endpoint: parameters.endpoint ?? (gcs ? GCS_XML_ENDPOINT : undefined),
-      region: parameters.region ?? (gcs ? 'auto' : 'us-east-1'),
-      accessKey: parameters.credentials.access_key,
-      secretKey: connection.secret?.secret_access_key,
-      // Endpoints come from users: every connection to them passes the same address policy as downloads.
-      guard: parameters.endpoint ? this.guardOf(new URL(parameters.endpoint)) : undefined,
-      connectTimeoutMs: this.config.fetchConnectTimeoutMs,
-      requestTimeoutMs: this.config.fetchTimeoutMs,
-      listing: this.listing,
-    });
+    return storageType(connection.type).driver(connection, this.context);
   }
 }

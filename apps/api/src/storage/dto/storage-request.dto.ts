@@ -1,16 +1,18 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Matches } from 'class-validator';
-import { STORAGE_NAME_PATTERN, STORAGE_NAME_RULE, STORAGE_TYPES, type StorageType } from '@app/storage';
-import { GcsParametersDto, S3ParametersDto, WebFolderParametersDto } from './storage-parameters.dto';
+import {
+  STORAGE_NAME_PATTERN,
+  STORAGE_NAME_RULE,
+  STORAGE_TYPE_DEFINITIONS,
+  STORAGE_TYPES,
+  type StorageType,
+} from '@app/storage';
 
 const PARAMETERS_SCHEMA = {
-  description:
-    'Parameters of the type: `s3` and `gcs` take bucket, path (or prefix), credentials; `web_folder` takes base_url.',
-  oneOf: [
-    { $ref: getSchemaPath(S3ParametersDto) },
-    { $ref: getSchemaPath(GcsParametersDto) },
-    { $ref: getSchemaPath(WebFolderParametersDto) },
-  ],
+  description: `Parameters of the type, each type's own schema: ${STORAGE_TYPE_DEFINITIONS.map(
+    (type) => `\`${type.name}\` ${type.parameters.name}`,
+  ).join(', ')}.`,
+  oneOf: STORAGE_TYPE_DEFINITIONS.map((type) => ({ $ref: getSchemaPath(type.parameters) })),
 };
 
 export class CreateStorageDto {

@@ -19,7 +19,7 @@ import { CRC32C } from '@google-cloud/storage';
 import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServiceException } from '@app/common';
-import { installConnectGuard, type ConnectGuard } from '../../../../test/helpers/connect-guard';
+import { installConnectGuard, type ConnectGuard } from '../../../../../test/helpers/connect-guard';
 import {
   GcsServiceAccountDriver,
   type GcsServiceAccountDriverOptions,

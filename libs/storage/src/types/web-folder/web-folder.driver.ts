@@ -1,7 +1,12 @@
 import { ServiceException } from '@app/common';
-import { isTransientStatus } from '../fetch/http-answer';
-import type { SafeFetchOptions, SafeFetchResponse } from '../fetch/safe-fetcher.types';
-import type { StorageDriver, StorageObjectInfo, StorageReadResult, StorageWriteResult } from './storage-driver';
+import { isTransientStatus } from '../../fetch/http-answer';
+import type { SafeFetchOptions, SafeFetchResponse } from '../../fetch/safe-fetcher.types';
+import type {
+  StorageDriver,
+  StorageObjectInfo,
+  StorageReadResult,
+  StorageWriteResult,
+} from '../../drivers/storage-driver';
 
 /** The part of SafeFetcher a web folder needs. */
 export interface WebFetcher {

@@ -2,12 +2,12 @@ import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
 import { Storage, type Bucket, type File, type FileMetadata } from '@google-cloud/storage';
 import { JWT } from 'google-auth-library';
 import { ServiceException } from '@app/common';
-import type { GcsServiceAccountKey } from '../connections/storage-parameters';
-import { logConnectionFailure } from '../fetch/connection-failure';
-import { describeUrl } from '../fetch/describe-url';
-import { isTransientStatus } from '../fetch/http-answer';
-import { DEFAULT_LISTING_LIMITS, ListingBudget, type ListingLimits } from './listing-limits';
-import { folderKey, joinKey, relativePath } from './object-paths';
+import type { GcsServiceAccountKey } from '../../connections/storage-parameters';
+import { logConnectionFailure } from '../../fetch/connection-failure';
+import { describeUrl } from '../../fetch/describe-url';
+import { isTransientStatus } from '../../fetch/http-answer';
+import { DEFAULT_LISTING_LIMITS, ListingBudget, type ListingLimits } from '../../drivers/listing-limits';
+import { folderKey, joinKey, relativePath } from '../../drivers/object-paths';
 import type {
   StorageDriver,
   StorageListOptions,
@@ -15,7 +15,7 @@ import type {
   StorageReadResult,
   StorageWriteOptions,
   StorageWriteResult,
-} from './storage-driver';
+} from '../../drivers/storage-driver';
 
 export type { GcsServiceAccountKey };
 
