@@ -1,7 +1,13 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { flattenValidationErrors, isPlainObject, ServiceException, VALIDATION_ERROR_OPTIONS } from '@app/common';
-import { storageType, type StorageConnection, type StorageSpec, type StorageType } from '@app/storage';
+import {
+  storageType,
+  type SpecContext,
+  type StorageConnection,
+  type StorageSpec,
+  type StorageType,
+} from '@app/storage';
 
 /**
  * Validates the parameters of a type with the class its definition names (libs/storage/src/types), and its rules
@@ -32,8 +38,13 @@ function validateParameters(type: StorageType, raw: Record<string, unknown>): ob
 }
 
 /** Validated request parameters → what is saved: the shown parameters and the secret, apart (the type says how). */
-export function toStorageSpec(name: string, type: StorageType, raw: Record<string, unknown>): StorageSpec {
-  const { parameters, secret } = storageType(type).toSpec(validateParameters(type, raw));
+export function toStorageSpec(
+  name: string,
+  type: StorageType,
+  raw: Record<string, unknown>,
+  context: SpecContext,
+): StorageSpec {
+  const { parameters, secret } = storageType(type).toSpec(validateParameters(type, raw), context);
   return { name, type, parameters, secret };
 }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/common';
 import type { StorageEntity } from '@app/database';
 import { StorageConnections, type StorageSpec } from '@app/storage';
 import type { Principal } from '../auth/principal';
@@ -8,7 +9,10 @@ import { mergeParameters, toRequestParameters, toStorageSpec } from './storage-s
 /** The storage endpoints' use cases: validate, prove reachability, save; always inside the caller's account. */
 @Injectable()
 export class StoragesService {
-  constructor(private readonly connections: StorageConnections) {}
+  constructor(
+    private readonly connections: StorageConnections,
+    private readonly config: AppConfig,
+  ) {}
 
   list(caller: Principal): Promise<StorageEntity[]> {
     return this.connections.list(caller.accountId);
@@ -19,7 +23,7 @@ export class StoragesService {
   }
 
   async create(caller: Principal, body: CreateStorageDto): Promise<StorageEntity> {
-    const spec = toStorageSpec(body.name, body.type, body.parameters);
+    const spec = toStorageSpec(body.name, body.type, body.parameters, { config: this.config });
     await this.connections.assertNameFree(caller.accountId, spec.name);
     await this.connections.check(spec);
     return this.connections.create(caller.accountId, spec);
@@ -33,11 +37,11 @@ export class StoragesService {
     const name = body.name ?? storage.name;
     let spec: StorageSpec;
     if (type !== undefined && type !== storage.type) {
-      spec = toStorageSpec(name, type, changes ?? {});
+      spec = toStorageSpec(name, type, changes ?? {}, { config: this.config });
     } else {
       const current = this.connections.connection(storage, { lenient: true });
       const parameters = mergeParameters(toRequestParameters(current), changes ?? {});
-      spec = toStorageSpec(name, current.type, parameters);
+      spec = toStorageSpec(name, current.type, parameters, { config: this.config });
     }
     if (name !== storage.name) await this.connections.assertNameFree(caller.accountId, name);
     // A rename alone changes nothing the service connects to; anything else is proven reachable first.

@@ -117,6 +117,7 @@ export class StorageDriverFactory {
   private get context(): DriverContext {
     const { storageListMaxPages, storageListTimeoutMs, storageListPageMaxBytes } = this.config;
     return {
+      config: this.config,
       guardOf: (endpoint) => this.guardOf(endpoint),
       fetcher: this.fetcher,
       listing: {

@@ -1,3 +1,4 @@
+import type { AppConfig } from '@app/common';
 import type { PublicParameters, StorageConnection, StorageSecret } from '../connections/storage-parameters';
 import type { ListingLimits } from '../drivers/listing-limits';
 import type { EndpointGuard } from '../drivers/s3.driver';
@@ -12,8 +13,13 @@ export interface StorageCapabilities {
   write: boolean;
 }
 
+/** What a type's rules may read: the service's configuration (a type's own settings, such as its allowed roots). */
+export interface SpecContext {
+  config: AppConfig;
+}
+
 /** What the service lends a type's driver: the outbound rules every connection to a user's address follows. */
-export interface DriverContext {
+export interface DriverContext extends SpecContext {
   /**
    * The address policy for an endpoint the user gave (and the rule that it is not the service's own store), to
    * check before the first request and on every connection.
@@ -57,7 +63,7 @@ export interface StorageTypeDefinition<Parameters extends object = object> {
    * The validated parameters, apart: what may be shown (responses, logs) and the secret (encrypted at rest, never
    * shown). Throws `ServiceException.validation` for a rule across members.
    */
-  toSpec(parameters: Parameters): { parameters: PublicParameters; secret: StorageSecret | null };
+  toSpec(parameters: Parameters, context: SpecContext): { parameters: PublicParameters; secret: StorageSecret | null };
   /** A saved connection in the shape of a request, secret included: the base a PATCH is merged onto. */
   toRequest(connection: StorageConnection): Record<string, unknown>;
   /** The driver of a saved connection. */
