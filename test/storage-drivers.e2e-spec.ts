@@ -10,6 +10,7 @@ import { LocalDriver } from '../libs/storage/src/drivers/local.driver';
 import { S3Driver } from '../libs/storage/src/drivers/s3.driver';
 import { SampleImages } from '../libs/storage/src/samples/sample-images';
 import { GcsServiceAccountDriver } from '../libs/storage/src/types/gcs/gcs-service-account.driver';
+import { ConfinedFolderDriver } from '../libs/storage/src/types/local/confined-folder.driver';
 import { WebFolderDriver } from '../libs/storage/src/types/web-folder/web-folder.driver';
 import { FakeGcs, KEY } from './helpers/fake-gcs';
 import { startImageServer, type ImageServer } from './helpers/image-server';
@@ -51,6 +52,30 @@ describeDriverContract({
     mkdirSync(root);
     return {
       driver: new LocalDriver(root),
+      async put(path, bytes) {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), bytes);
+      },
+    };
+  },
+});
+
+// local: a folder under an allowed root, confined (links that lead out: test/storage-local.e2e-spec.ts).
+let allowed = '';
+describeDriverContract({
+  type: 'local',
+  capabilities: storageType('local').capabilities,
+  async setUp() {
+    allowed = mkdtempSync(join(tmpdir(), 'atelier-driver-local-'));
+  },
+  async tearDown() {
+    rmSync(allowed, { recursive: true, force: true });
+  },
+  async fresh() {
+    const root = join(allowed, nextRoot());
+    mkdirSync(root);
+    return {
+      driver: new ConfinedFolderDriver(root, [allowed]),
       async put(path, bytes) {
         mkdirSync(dirname(join(root, path)), { recursive: true });
         writeFileSync(join(root, path), bytes);

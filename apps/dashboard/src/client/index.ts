@@ -138,6 +138,7 @@ export type {
   KeysUpdateErrors,
   KeysUpdateResponse,
   KeysUpdateResponses,
+  LocalParametersDto,
   LosslessCompressionDto,
   LossyCompressionDto,
   OperationsDto,

@@ -222,10 +222,17 @@ export type GcsParametersDto = {
   credentials: GcsCredentialsDto;
 };
 
+export type LocalParametersDto = {
+  /**
+   * Absolute path of a folder on the service’s machine, under one of the folders its operator allows (LOCAL_STORAGE_ROOTS).
+   */
+  path: string;
+};
+
 export type StorageResponseDto = {
   id: number;
   name: string;
-  type: 'web_folder' | 's3' | 'gcs';
+  type: 'web_folder' | 's3' | 'gcs' | 'local';
   /**
    * `bucket`, `path`, `endpoint` and `region` when set, and `credentials.access_key` (or `credentials.client_email`); `base_url` for a web folder. Never a secret.
    */
@@ -240,22 +247,22 @@ export type CreateStorageDto = {
    * Name used in `storage://<name>/...`; unique in your account.
    */
   name: string;
-  type: 'web_folder' | 's3' | 'gcs';
+  type: 'web_folder' | 's3' | 'gcs' | 'local';
   /**
-   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto.
    */
-  parameters: WebFolderParametersDto | S3ParametersDto | GcsParametersDto;
+  parameters: WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto;
 };
 
 export type UpdateStorageDto = {
   /**
    * New type; then `parameters` must be complete.
    */
-  type?: 'web_folder' | 's3' | 'gcs';
+  type?: 'web_folder' | 's3' | 'gcs' | 'local';
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: WebFolderParametersDto | S3ParametersDto | GcsParametersDto;
+  parameters?: WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto;
 };
 
 export type JpegOptionsDto = {
@@ -1364,22 +1371,22 @@ export type CreateStorageDtoWritable = {
    * Name used in `storage://<name>/...`; unique in your account.
    */
   name: string;
-  type: 'web_folder' | 's3' | 'gcs';
+  type: 'web_folder' | 's3' | 'gcs' | 'local';
   /**
-   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto.
    */
-  parameters: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable;
+  parameters: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable | LocalParametersDto;
 };
 
 export type UpdateStorageDtoWritable = {
   /**
    * New type; then `parameters` must be complete.
    */
-  type?: 'web_folder' | 's3' | 'gcs';
+  type?: 'web_folder' | 's3' | 'gcs' | 'local';
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable;
+  parameters?: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable | LocalParametersDto;
 };
 
 export type HealthLiveData = {
@@ -1640,7 +1647,7 @@ export type StorageTypesError = StorageTypesErrors[keyof StorageTypesErrors];
 
 export type StorageTypesResponses = {
   /**
-   * The types. `web_folder`: Files read over HTTP(S) below a base URL: read-only, and it cannot be listed. `s3`: A bucket of AWS S3 or of an S3-compatible store (MinIO, Ceph, R2), with an access key pair. `gcs`: A Google Cloud Storage bucket, with HMAC keys or a service-account key file.
+   * The types. `web_folder`: Files read over HTTP(S) below a base URL: read-only, and it cannot be listed. `s3`: A bucket of AWS S3 or of an S3-compatible store (MinIO, Ceph, R2), with an access key pair. `gcs`: A Google Cloud Storage bucket, with HMAC keys or a service-account key file. `local`: A folder on the service’s own disk, under a folder its operator allows (LOCAL_STORAGE_ROOTS).
    */
   200: {
     data: {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { Reader, type ConfigProblem, type Environment } from './config-reader';
 import { readGenerative, type GenerativeConfig } from './generative-config';
 export type { TlsConfig } from './tls-config';
@@ -63,6 +63,8 @@ export class AppConfig {
   readonly adminApiKey?: string;
   /** Hosts or CIDRs that downloads may reach although private or loopback. */
   readonly fetchAllowHosts: string[];
+  /** Folders under which `local` storages may be connected (absolute, resolved); empty: the `local` type is off. */
+  readonly localStorageRoots: string[];
   /** Default requests per second per API key. */
   readonly rateLimitPerSecond: number;
   /** Default requests per minute per API key. */
@@ -223,6 +225,18 @@ function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
   return entries.map((entry) => entry.toLowerCase());
 }
 
+/** Comma-separated absolute folders, resolved (`/srv/images/` and `/srv//images` are one root). */
+function parseRoots(reader: Reader, value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!isAbsolute(entry)) reader.problem('LOCAL_STORAGE_ROOTS', `"${entry}" is not an absolute folder path`);
+  }
+  return entries.filter((entry) => isAbsolute(entry)).map((entry) => resolve(entry));
+}
+
 function readTemporaryBucket(read: Reader): TemporaryBucketConfig | undefined {
   const location = read.url('TEMP_BUCKET', ['s3:']);
   if (location === undefined) return undefined;
@@ -323,6 +337,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     redisPrefix,
     adminApiKey,
     fetchAllowHosts: parseAllowHosts(read, read.string('FETCH_ALLOW_HOSTS')),
+    localStorageRoots: parseRoots(read, read.string('LOCAL_STORAGE_ROOTS')),
     rateLimitPerSecond: read.integer('RATE_LIMIT_PER_SECOND', 4, 1, 1_000_000),
     rateLimitPerMinute: read.integer('RATE_LIMIT_PER_MINUTE', 120, 1, 60_000_000),
     addressRateLimitPerSecond: read.integer('ADDRESS_RATE_LIMIT_PER_SECOND', 100, 0, 1_000_000),

@@ -1,5 +1,6 @@
 import { ServiceException } from '@app/common';
 import { gcsStorageType } from './gcs/gcs.type';
+import { localStorageType } from './local/local.type';
 import { s3StorageType } from './s3/s3.type';
 import type { StorageCapabilities, StorageTypeDefinition } from './storage-type';
 import { webFolderStorageType } from './web-folder/web-folder.type';
@@ -13,6 +14,7 @@ export const STORAGE_TYPE_DEFINITIONS: readonly StorageTypeDefinition[] = [
   webFolderStorageType,
   s3StorageType,
   gcsStorageType,
+  localStorageType,
 ];
 
 /** The names of the storage types, in the registry's order. */
@@ -35,7 +37,7 @@ export function requireCapability(type: string, capability: keyof StorageCapabil
   const use = capability === 'write' ? 'written to' : 'listed';
   const instead =
     capability === 'write'
-      ? `use ${able.join(' or ')} storage`
+      ? `use ${[able.slice(0, -1).join(', '), able.at(-1)].filter(Boolean).join(' or ')} storage`
       : 'give its images as a list of URLs or storage references';
   throw new ServiceException('STORAGE_OPERATION_UNSUPPORTED', `A ${type} storage cannot be ${use}; ${instead}.`, {
     [field]: [`a ${type} storage cannot be ${use}; ${instead}`],
