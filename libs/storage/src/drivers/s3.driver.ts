@@ -14,9 +14,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
-import { logConnectionFailure } from '../fetch/connection-failure';
 import { describeUrl } from '../fetch/describe-url';
-import { isTransientStatus } from '../fetch/http-answer';
+import { answerFailure, noAnswer } from './store-failures';
 import {
   cappedBody,
   DEFAULT_LISTING_LIMITS,
@@ -306,21 +305,10 @@ export class S3Driver implements StorageDriver {
       if (error.name === 'NoSuchBucket') {
         return new ServiceException('STORAGE_UNREACHABLE', `Bucket "${this.options.bucket}" does not exist.`);
       }
-      if (REFUSED.has(error.name) || status === 401 || status === 403) {
-        return new ServiceException(
-          'STORAGE_UNREACHABLE',
-          `The storage refused the credentials for bucket "${this.options.bucket}" (${error.name}).`,
-        );
-      }
-      // Throttling (429, or SlowDown's 503) and 408 fall through to STORAGE_BACKEND_FAILED: they may pass later.
-      if (status >= 400 && !isTransientStatus(status)) {
-        return new ServiceException('STORAGE_UNREACHABLE', `The storage refused the request (${error.name}).`);
-      }
-      return new ServiceException('STORAGE_BACKEND_FAILED', `The storage failed (${error.name}, HTTP ${status}).`);
+      // Throttling (429, or SlowDown's 503) and 408 are STORAGE_BACKEND_FAILED: they may pass later.
+      return answerFailure(status, error.name, `bucket "${this.options.bucket}"`, REFUSED.has(error.name));
     }
-    // Refused, reset, silent or unknown: one message (see logConnectionFailure), the cause in the log.
-    logConnectionFailure(where, error);
-    return new ServiceException('STORAGE_BACKEND_FAILED', `Could not reach ${where}, or it did not answer.`);
+    return noAnswer(where, error);
   }
 }
 
