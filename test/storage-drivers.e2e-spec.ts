@@ -9,9 +9,11 @@ import { AppConfig, loadConfig } from '@app/common';
 import { LocalDriver } from '../libs/storage/src/drivers/local.driver';
 import { S3Driver } from '../libs/storage/src/drivers/s3.driver';
 import { SampleImages } from '../libs/storage/src/samples/sample-images';
+import { AzureBlobDriver } from '../libs/storage/src/types/azure-blob/azure-blob.driver';
 import { GcsServiceAccountDriver } from '../libs/storage/src/types/gcs/gcs-service-account.driver';
 import { ConfinedFolderDriver } from '../libs/storage/src/types/local/confined-folder.driver';
 import { WebFolderDriver } from '../libs/storage/src/types/web-folder/web-folder.driver';
+import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type AzuriteServer } from './helpers/azurite';
 import { FakeGcs, KEY } from './helpers/fake-gcs';
 import { startImageServer, type ImageServer } from './helpers/image-server';
 import { startS3Server, type S3TestServer } from './helpers/s3-server';
@@ -19,7 +21,7 @@ import { describeDriverContract } from './helpers/storage-driver-contract';
 
 /*
  * Every storage driver against the one contract (helpers/storage-driver-contract.ts): a folder on disk, a real
- * S3-compatible server (s3rver), the Cloud Storage JSON API's protocol-faithful fake (helpers/fake-gcs.ts) and a web
+ * S3-compatible server (s3rver), Azure's own emulator (Azurite), the Cloud Storage JSON API's protocol-faithful fake (helpers/fake-gcs.ts) and a web
  * server on loopback. Each test works under a root of its own.
  */
 
@@ -114,6 +116,49 @@ describeDriverContract({
     return new S3Driver({ kind: 's3', bucket: BUCKET, prefix: '', endpoint: slow.url, region: 'us-east-1', ...keys });
   },
 });
+
+// azure_blob: Azurite, Microsoft's emulator, telemetry off.
+let azurite: AzuriteServer;
+describeDriverContract({
+  type: 'azure_blob',
+  capabilities: storageType('azure_blob').capabilities,
+  async setUp() {
+    azurite = await startAzurite(['contract']);
+    slowAzure = await slowDownStore();
+  },
+  async tearDown() {
+    await azurite?.stop();
+    slowAzure?.server.close();
+  },
+  async fresh() {
+    const prefix = nextRoot();
+    const container = azurite.client.getContainerClient('contract');
+    return {
+      driver: new AzureBlobDriver({
+        account: AZURITE_ACCOUNT,
+        container: 'contract',
+        prefix,
+        endpoint: azurite.endpoint,
+        accountKey: AZURITE_KEY,
+        pageSize: 2,
+      }),
+      async put(path, bytes) {
+        await container.getBlockBlobClient(`${prefix}/${path}`).uploadData(bytes);
+      },
+    };
+  },
+  async throttled() {
+    return new AzureBlobDriver({
+      account: AZURITE_ACCOUNT,
+      container: 'contract',
+      prefix: '',
+      endpoint: `${slowAzure.url}/${AZURITE_ACCOUNT}`,
+      accountKey: AZURITE_KEY,
+      maxRetries: 0,
+    });
+  },
+});
+let slowAzure: { server: Server; url: string };
 
 // gcs with a service-account key: the JSON API's fake.
 const gcs = new FakeGcs();

@@ -229,10 +229,44 @@ export type LocalParametersDto = {
   path: string;
 };
 
+export type AzureBlobCredentialsDto = {
+  /**
+   * The storage account’s access key (base64). Write-only: never returned, encrypted at rest.
+   */
+  account_key?: string;
+  /**
+   * A shared access signature (the query string, `sv=...&sig=...`) with read, write, list and delete rights on the container. Write-only.
+   */
+  sas_token?: string;
+};
+
+export type AzureBlobParametersDto = {
+  /**
+   * Storage account name.
+   */
+  account: string;
+  /**
+   * Container name.
+   */
+  container: string;
+  /**
+   * Root folder (blob name prefix) inside the container.
+   */
+  path?: string;
+  /**
+   * The blob service URL, for Azurite and sovereign clouds (default `https://<account>.blob.core.windows.net`). Must be an address downloads may reach (see FETCH_ALLOW_HOSTS).
+   */
+  endpoint?: string;
+  /**
+   * Either `account_key` or `sas_token`.
+   */
+  credentials: unknown;
+};
+
 export type StorageResponseDto = {
   id: number;
   name: string;
-  type: 'web_folder' | 's3' | 'gcs' | 'local';
+  type: 'web_folder' | 's3' | 'gcs' | 'local' | 'azure_blob';
   /**
    * `bucket`, `path`, `endpoint` and `region` when set, and `credentials.access_key` (or `credentials.client_email`); `base_url` for a web folder. Never a secret.
    */
@@ -247,22 +281,23 @@ export type CreateStorageDto = {
    * Name used in `storage://<name>/...`; unique in your account.
    */
   name: string;
-  type: 'web_folder' | 's3' | 'gcs' | 'local';
+  type: 'web_folder' | 's3' | 'gcs' | 'local' | 'azure_blob';
   /**
-   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto, `azure_blob` AzureBlobParametersDto.
    */
-  parameters: WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto;
+  parameters: WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto | AzureBlobParametersDto;
 };
 
 export type UpdateStorageDto = {
   /**
    * New type; then `parameters` must be complete.
    */
-  type?: 'web_folder' | 's3' | 'gcs' | 'local';
+  type?: 'web_folder' | 's3' | 'gcs' | 'local' | 'azure_blob';
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto;
+  parameters?:
+    WebFolderParametersDto | S3ParametersDto | GcsParametersDto | LocalParametersDto | AzureBlobParametersDto;
 };
 
 export type JpegOptionsDto = {
@@ -1366,27 +1401,60 @@ export type GcsParametersDtoWritable = {
   credentials: GcsCredentialsDtoWritable;
 };
 
+export type AzureBlobParametersDtoWritable = {
+  /**
+   * Storage account name.
+   */
+  account: string;
+  /**
+   * Container name.
+   */
+  container: string;
+  /**
+   * Root folder (blob name prefix) inside the container.
+   */
+  path?: string;
+  /**
+   * The blob service URL, for Azurite and sovereign clouds (default `https://<account>.blob.core.windows.net`). Must be an address downloads may reach (see FETCH_ALLOW_HOSTS).
+   */
+  endpoint?: string;
+  /**
+   * Either `account_key` or `sas_token`.
+   */
+  credentials: AzureBlobCredentialsDto;
+};
+
 export type CreateStorageDtoWritable = {
   /**
    * Name used in `storage://<name>/...`; unique in your account.
    */
   name: string;
-  type: 'web_folder' | 's3' | 'gcs' | 'local';
+  type: 'web_folder' | 's3' | 'gcs' | 'local' | 'azure_blob';
   /**
-   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto.
+   * Parameters of the type, each type's own schema: `web_folder` WebFolderParametersDto, `s3` S3ParametersDto, `gcs` GcsParametersDto, `local` LocalParametersDto, `azure_blob` AzureBlobParametersDto.
    */
-  parameters: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable | LocalParametersDto;
+  parameters:
+    | WebFolderParametersDto
+    | S3ParametersDtoWritable
+    | GcsParametersDtoWritable
+    | LocalParametersDto
+    | AzureBlobParametersDtoWritable;
 };
 
 export type UpdateStorageDtoWritable = {
   /**
    * New type; then `parameters` must be complete.
    */
-  type?: 'web_folder' | 's3' | 'gcs' | 'local';
+  type?: 'web_folder' | 's3' | 'gcs' | 'local' | 'azure_blob';
   /**
    * Merged into the current parameters: omitted members stay, `null` removes an optional member. With a new `type`, the complete parameters of that type.
    */
-  parameters?: WebFolderParametersDto | S3ParametersDtoWritable | GcsParametersDtoWritable | LocalParametersDto;
+  parameters?:
+    | WebFolderParametersDto
+    | S3ParametersDtoWritable
+    | GcsParametersDtoWritable
+    | LocalParametersDto
+    | AzureBlobParametersDtoWritable;
 };
 
 export type HealthLiveData = {
@@ -1647,7 +1715,7 @@ export type StorageTypesError = StorageTypesErrors[keyof StorageTypesErrors];
 
 export type StorageTypesResponses = {
   /**
-   * The types. `web_folder`: Files read over HTTP(S) below a base URL: read-only, and it cannot be listed. `s3`: A bucket of AWS S3 or of an S3-compatible store (MinIO, Ceph, R2), with an access key pair. `gcs`: A Google Cloud Storage bucket, with HMAC keys or a service-account key file. `local`: A folder on the service’s own disk, under a folder its operator allows (LOCAL_STORAGE_ROOTS).
+   * The types. `web_folder`: Files read over HTTP(S) below a base URL: read-only, and it cannot be listed. `s3`: A bucket of AWS S3 or of an S3-compatible store (MinIO, Ceph, R2), with an access key pair. `gcs`: A Google Cloud Storage bucket, with HMAC keys or a service-account key file. `local`: A folder on the service’s own disk, under a folder its operator allows (LOCAL_STORAGE_ROOTS). `azure_blob`: A container of an Azure Storage account, with the account key or a SAS token.
    */
   200: {
     data: {

@@ -101,7 +101,7 @@ export function shownBucket(
 }
 
 /** `a//b/` → `a/b`; undefined when nothing is left. */
-function rootPath(value: string | undefined): string | undefined {
+export function rootPath(value: string | undefined): string | undefined {
   const path = (value ?? '').split('/').filter(Boolean).join('/');
   return path === '' ? undefined : path;
 }

@@ -27,7 +27,9 @@ describe('the storage type registry', () => {
     expect(write.codeName).toBe('STORAGE_OPERATION_UNSUPPORTED');
     // every type that can be written, by name: s3, gcs, then the extensions
     expect(write.message).toMatch(/^A web_folder storage cannot be written to; use s3, gcs(, \w+)* or \w+ storage\.$/);
-    expect(write.details['output.destination'][0]).toMatch(/^a web_folder storage cannot be written to; use s3, gcs/);
+    expect((write.details as Record<string, string[]>)['output.destination'][0]).toMatch(
+      /^a web_folder storage cannot be written to; use s3, gcs/,
+    );
     const list = refusal('web_folder', 'list', 'input');
     expect(list.message).toContain('cannot be listed; give its images as a list of URLs or storage references');
   });

@@ -1,4 +1,5 @@
 import { ServiceException } from '@app/common';
+import { azureBlobStorageType } from './azure-blob/azure-blob.type';
 import { gcsStorageType } from './gcs/gcs.type';
 import { localStorageType } from './local/local.type';
 import { s3StorageType } from './s3/s3.type';
@@ -15,6 +16,7 @@ export const STORAGE_TYPE_DEFINITIONS: readonly StorageTypeDefinition[] = [
   s3StorageType,
   gcsStorageType,
   localStorageType,
+  azureBlobStorageType,
 ];
 
 /** The names of the storage types, in the registry's order. */
