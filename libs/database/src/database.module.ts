@@ -4,6 +4,7 @@ import { AppConfig } from '@app/common';
 import { isTransientDatabaseError } from './database-file';
 import { dataSourceOptions, openDataSource, type DatabaseOpening } from './data-source';
 import { DatabaseHealth } from './database-health';
+import { StorageRows } from './repositories/storage-rows';
 import { ENTITIES } from './entities';
 
 /** The process's one connection, made by {@link DatabaseModule.forRoot}. */
@@ -17,8 +18,8 @@ class DatabaseConnectionModule {}
  */
 @Module({
   imports: [TypeOrmModule.forFeature(ENTITIES)],
-  providers: [DatabaseHealth],
-  exports: [TypeOrmModule, DatabaseHealth],
+  providers: [DatabaseHealth, StorageRows],
+  exports: [TypeOrmModule, DatabaseHealth, StorageRows],
 })
 export class DatabaseModule {
   /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */

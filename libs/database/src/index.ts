@@ -4,3 +4,4 @@ export * from './entities';
 export * from './database-health';
 export * from './database-file';
 export * from './key-quota';
+export * from './repositories/storage-rows';

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AppConfig, LruCache, ServiceException } from '@app/common';
-import { StorageEntity } from '@app/database';
+import { isUniqueViolation, StorageEntity, StorageRows, type StorageColumns } from '@app/database';
 import { CredentialCipher } from '../credentials/credential-cipher';
 import { legacyStorageSecretBinding, storageSecretBinding } from '../credentials/secret-binding';
 import { StorageDriverFactory } from '../drivers/storage-driver.factory';
@@ -23,11 +21,6 @@ const DRIVER_CACHE_SIZE = 64;
 /** Storages found by name kept for LOOKUP_CACHE_MS (those named by the requests and items of the moment). */
 const LOOKUP_CACHE_SIZE = 256;
 
-function isUniqueViolation(error: unknown): boolean {
-  const { code } = error as { code?: string };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
 /**
  * Storage connections of accounts: persistence with the secret encrypted, and the driver of each. Every lookup
  * takes the account, so one account never reaches another's storages.
@@ -41,7 +34,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   private readonly named: LruCache<string, StorageEntity>;
 
   constructor(
-    @InjectRepository(StorageEntity) private readonly storages: Repository<StorageEntity>,
+    private readonly storages: StorageRows,
     private readonly cipher: CredentialCipher,
     private readonly factory: StorageDriverFactory,
     private readonly config: AppConfig,
@@ -50,18 +43,18 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   }
 
   list(accountId: number): Promise<StorageEntity[]> {
-    return this.storages.find({ where: { accountId }, order: { id: 'ASC' } });
+    return this.storages.list(accountId);
   }
 
   /** The storage, or 404 `Storage not found.` when it does not exist in this account. */
   async get(accountId: number, id: number): Promise<StorageEntity> {
-    const storage = await this.storages.findOne({ where: { accountId, id } });
+    const storage = await this.storages.find(accountId, id);
     if (!storage) throw new ServiceException('STORAGE_NOT_FOUND');
     return storage;
   }
 
   findByName(accountId: number, name: string): Promise<StorageEntity | null> {
-    return this.storages.findOne({ where: { accountId, name } });
+    return this.storages.findByName(accountId, name);
   }
 
   /**
@@ -85,15 +78,9 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
   async create(accountId: number, spec: StorageSpec): Promise<StorageEntity> {
     await this.assertNameFree(accountId, spec.name);
     return this.withNameConflict(() =>
-      this.storages.manager.transaction(async (manager) => {
-        const storages = manager.getRepository(StorageEntity);
-        const entity = await storages.save(storages.create({ accountId, ...this.columns(spec), secret: null }));
-        if (spec.secret) {
-          entity.secret = this.cipher.encrypt(spec.secret, storageSecretBinding(accountId, entity.id));
-          await storages.update({ id: entity.id }, { secret: entity.secret });
-        }
-        return entity;
-      }),
+      this.storages.insert(accountId, this.columns(spec), (id) =>
+        spec.secret ? this.cipher.encrypt(spec.secret, storageSecretBinding(accountId, id)) : null,
+      ),
     );
   }
 
@@ -108,7 +95,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
 
   async remove(storage: StorageEntity): Promise<void> {
     this.forget(storage);
-    await this.storages.delete({ id: storage.id, accountId: storage.accountId });
+    await this.storages.delete(storage.accountId, storage.id);
   }
 
   /**
@@ -169,7 +156,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
    * account only; now to the row as well).
    */
   async onApplicationBootstrap(): Promise<void> {
-    const storages = await this.storages.find({ select: { id: true, accountId: true, secret: true } });
+    const storages = await this.storages.sealed();
     const sealed = storages
       .filter((storage) => storage.secret !== null)
       .map((storage) => ({
@@ -181,7 +168,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     const rotated = await this.cipher.resealStale(
       sealed,
       // Only if unchanged meanwhile: a PATCH by another process must not be overwritten with the old secret.
-      (row, secret) => this.storages.update({ id: row.id, secret: row.envelope }, { secret }),
+      (row, secret) => this.storages.replaceSecret(row.id, row.envelope, secret),
       (row, error) => this.logger.error(`Storage ${row.id}: cannot re-encrypt its credentials: ${error.message}`),
     );
     if (rotated > 0) this.logger.log(`Re-encrypted the credentials of ${rotated} storages with the current key`);
@@ -210,7 +197,7 @@ export class StorageConnections implements OnApplicationBootstrap, OnApplication
     this.retiring.set(timer, driver);
   }
 
-  private columns(spec: StorageSpec): Pick<StorageEntity, 'name' | 'type' | 'parameters'> {
+  private columns(spec: StorageSpec): StorageColumns {
     return { name: spec.name, type: spec.type, parameters: spec.parameters as unknown as Record<string, unknown> };
   }
 
