@@ -5,6 +5,7 @@ import { isTransientDatabaseError } from './database-file';
 import { dataSourceOptions, openDataSource, type DatabaseOpening } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { StorageRows } from './repositories/storage-rows';
+import { WebhookSecretRows } from './repositories/webhook-secret-rows';
 import { ENTITIES } from './entities';
 
 /** The process's one connection, made by {@link DatabaseModule.forRoot}. */
@@ -18,8 +19,8 @@ class DatabaseConnectionModule {}
  */
 @Module({
   imports: [TypeOrmModule.forFeature(ENTITIES)],
-  providers: [DatabaseHealth, StorageRows],
-  exports: [TypeOrmModule, DatabaseHealth, StorageRows],
+  providers: [DatabaseHealth, StorageRows, WebhookSecretRows],
+  exports: [TypeOrmModule, DatabaseHealth, StorageRows, WebhookSecretRows],
 })
 export class DatabaseModule {
   /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */

@@ -5,3 +5,4 @@ export * from './database-health';
 export * from './database-file';
 export * from './key-quota';
 export * from './repositories/storage-rows';
+export * from './repositories/webhook-secret-rows';

@@ -1,8 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AppConfig } from '@app/common';
-import { WebhookSecretEntity } from '@app/database';
+import { WebhookSecretEntity, WebhookSecretRows } from '@app/database';
 import { CredentialCipher, webhookSecretBinding } from '@app/storage';
 import { generateWebhookSecret, SHOWN_SECRET_LENGTH, webhookKey } from './webhook-signature';
 
@@ -42,7 +40,7 @@ export class WebhookSecrets implements OnApplicationBootstrap {
   private readonly logger = new Logger('Webhooks');
 
   constructor(
-    @InjectRepository(WebhookSecretEntity) private readonly secrets: Repository<WebhookSecretEntity>,
+    private readonly secrets: WebhookSecretRows,
     private readonly cipher: CredentialCipher,
     private readonly config: AppConfig,
   ) {}
@@ -51,7 +49,7 @@ export class WebhookSecrets implements OnApplicationBootstrap {
   async find(
     accountId: number,
   ): Promise<{ entity: WebhookSecretEntity | null; previous: PreviousWebhookSecret | null }> {
-    const entity = await this.secrets.findOneBy({ accountId });
+    const entity = await this.secrets.find(accountId);
     return { entity, previous: entity ? previousOf(this.open(entity)) : null };
   }
 
@@ -61,14 +59,14 @@ export class WebhookSecrets implements OnApplicationBootstrap {
    * overlap stops now (the answer names it).
    */
   async rotate(accountId: number): Promise<RotatedWebhookSecret> {
-    const current = await this.secrets.findOneBy({ accountId });
+    const current = await this.secrets.find(accountId);
     const stored = current ? this.open(current) : undefined;
     const overlap = this.config.webhookSecretOverlapMs;
     const keep = current?.shown && overlap > 0 && stored;
     const previous = keep ? { secret: stored.secret, until: new Date(Date.now() + overlap).toISOString() } : undefined;
     const secret = generateWebhookSecret();
     const entity = this.row(accountId, { secret, ...(previous && { previous }) }, true);
-    await this.secrets.upsert(entity, ['accountId']);
+    await this.secrets.put(entity);
     const dropped = stored && previousOf(stored);
     return { entity, secret, previous: previousOf({ secret, previous }), dropped: dropped ? dropped.prefix : null };
   }
@@ -79,12 +77,9 @@ export class WebhookSecrets implements OnApplicationBootstrap {
    * leaves unsigned; when processes race, the first insert wins for all.
    */
   async signingKeys(accountId: number): Promise<Buffer[]> {
-    let entity = await this.secrets.findOneBy({ accountId });
-    if (!entity) {
-      const created = this.row(accountId, { secret: generateWebhookSecret() }, false);
-      await this.secrets.createQueryBuilder().insert().values(created).orIgnore().execute();
-      entity = await this.secrets.findOneByOrFail({ accountId });
-    }
+    const entity =
+      (await this.secrets.find(accountId)) ??
+      (await this.secrets.putIfAbsent(this.row(accountId, { secret: generateWebhookSecret() }, false)));
     const stored = this.open(entity);
     const previous = previousOf(stored) && stored.previous;
     return [stored.secret, ...(previous ? [previous.secret] : [])].map(webhookKey);
@@ -96,14 +91,14 @@ export class WebhookSecrets implements OnApplicationBootstrap {
 
   /** Re-encrypts secrets written with an earlier storage encryption key, as storage credentials are. */
   async onApplicationBootstrap(): Promise<void> {
-    const rows = (await this.secrets.find()).map((entity) => ({
+    const rows = (await this.secrets.all()).map((entity) => ({
       accountId: entity.accountId,
       envelope: entity.secret,
       associatedData: webhookSecretBinding(entity.accountId),
     }));
     const resealed = await this.cipher.resealStale(
       rows,
-      (row, secret) => this.secrets.update({ accountId: row.accountId, secret: row.envelope }, { secret }),
+      (row, secret) => this.secrets.replaceSecret(row.accountId, row.envelope, secret),
       (row, error) =>
         this.logger.error(`Account ${row.accountId}: cannot re-encrypt its webhook secret: ${error.message}`),
     );
@@ -111,7 +106,7 @@ export class WebhookSecrets implements OnApplicationBootstrap {
   }
 
   private row(accountId: number, stored: StoredSecret, shown: boolean): WebhookSecretEntity {
-    return this.secrets.create({
+    return Object.assign(new WebhookSecretEntity(), {
       accountId,
       secret: this.cipher.encrypt(stored, webhookSecretBinding(accountId)),
       prefix: stored.secret.slice(0, SHOWN_SECRET_LENGTH),
