@@ -4,6 +4,7 @@ import { AppConfig } from '@app/common';
 import { isTransientDatabaseError } from './database-file';
 import { dataSourceOptions, openDataSource, type DatabaseOpening } from './data-source';
 import { DatabaseHealth } from './database-health';
+import { KeyRows } from './repositories/key-rows';
 import { StorageRows } from './repositories/storage-rows';
 import { WebhookSecretRows } from './repositories/webhook-secret-rows';
 import { ENTITIES } from './entities';
@@ -19,8 +20,8 @@ class DatabaseConnectionModule {}
  */
 @Module({
   imports: [TypeOrmModule.forFeature(ENTITIES)],
-  providers: [DatabaseHealth, StorageRows, WebhookSecretRows],
-  exports: [TypeOrmModule, DatabaseHealth, StorageRows, WebhookSecretRows],
+  providers: [DatabaseHealth, KeyRows, StorageRows, WebhookSecretRows],
+  exports: [TypeOrmModule, DatabaseHealth, KeyRows, StorageRows, WebhookSecretRows],
 })
 export class DatabaseModule {
   /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */

@@ -4,5 +4,6 @@ export * from './entities';
 export * from './database-health';
 export * from './database-file';
 export * from './key-quota';
+export * from './repositories/key-rows';
 export * from './repositories/storage-rows';
 export * from './repositories/webhook-secret-rows';

@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { timingSafeEqual } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { AppConfig, LruCache, ServiceException } from '@app/common';
-import { AccountEntity, ApiKeyEntity, chargeKeyCalls, DEFAULT_ACCOUNT_NAME, type Scope } from '@app/database';
+import { AccountEntity, ApiKeyEntity, DEFAULT_ACCOUNT_NAME, KeyRows, type Scope } from '@app/database';
 import { generateKey, hashKey } from './api-key.format';
 import { isOperator, limitsExceeded, limitsGrantedBy, operatorLimits, type GrantedLimits } from './key-limits';
 import type { Principal } from './principal';
@@ -66,8 +64,7 @@ export class KeysService {
 
   constructor(
     private readonly config: AppConfig,
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
-    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+    private readonly keys: KeyRows,
   ) {
     if (config.adminApiKey) this.adminKeyHash = Buffer.from(hashKey(config.adminApiKey), 'hex');
     this.principals = new LruCache(config.lookupCacheMs > 0 ? PRINCIPAL_CACHE_SIZE : 0, config.lookupCacheMs);
@@ -114,10 +111,7 @@ export class KeysService {
         grant: null,
       };
     }
-    const key = await this.keys.findOne({
-      where: { keyHash: hash, revoked: false },
-      relations: { account: true, grant: true },
-    });
+    const key = await this.keys.findActive(hash);
     if (!key || !key.account) return undefined;
     this.touch(key.id);
     return {
@@ -137,7 +131,7 @@ export class KeysService {
    */
   async consumeCall(principal: Principal): Promise<boolean> {
     if (principal.keyId === null) return true;
-    return chargeKeyCalls(this.keys.manager, principal.keyId, 1);
+    return this.keys.chargeCalls(principal.keyId, 1);
   }
 
   async create(input: CreateKeyInput, caller?: Principal): Promise<CreatedKey> {
@@ -163,14 +157,14 @@ export class KeysService {
       if (limits.callsFromCreator > 0) await this.moveCalls(caller!.keyId!, -limits.callsFromCreator);
       throw error;
     }
-    const saved = await this.keys.findOneByOrFail({ keyHash: hash });
+    const saved = await this.keys.findByHash(hash);
     return { entity: saved, account: account.name, secret };
   }
 
   /** What the new key may get (key-limits.ts); the calls it takes from its creator are taken here. */
   private async limitsFor(input: CreateKeyInput, caller: Principal | undefined): Promise<GrantedLimits> {
     if (isOperator(caller)) return operatorLimits(input);
-    const key = await this.keys.findOneByOrFail({ id: caller!.keyId! });
+    const key = await this.keys.findById(caller!.keyId!);
     const limits = limitsGrantedBy({ key, rateLimit: caller!.rateLimit }, input);
     if (limits.callsFromCreator > 0 && !(await this.moveCalls(key.id, limits.callsFromCreator))) {
       // Another request spent the calls between the check and now.
@@ -181,7 +175,7 @@ export class KeysService {
 
   /** Adds to a key's used calls (or gives back, when negative) without passing its quota. Atomic. */
   private moveCalls(keyId: number, calls: number): Promise<boolean> {
-    return chargeKeyCalls(this.keys.manager, keyId, calls);
+    return this.keys.chargeCalls(keyId, calls);
   }
 
   /**
@@ -193,33 +187,21 @@ export class KeysService {
     if ((await this.keys.count()) > 0) return undefined;
     const account = await this.accountByName(DEFAULT_ACCOUNT_NAME);
     const { secret, hash, prefix } = generateKey();
-    await this.keys
-      .createQueryBuilder()
-      .insert()
-      .into(ApiKeyEntity)
-      .values({
-        accountId: account.id,
-        name: 'bootstrap admin',
-        prefix,
-        keyHash: hash,
-        scopes: ['admin'],
-        bootstrap: true,
-      })
-      .orIgnore()
-      .updateEntity(false)
-      .execute();
-    return (await this.keys.existsBy({ keyHash: hash })) ? secret : undefined;
+    const made = await this.keys.insertBootstrap({
+      accountId: account.id,
+      name: 'bootstrap admin',
+      prefix,
+      keyHash: hash,
+      scopes: ['admin'],
+    });
+    return made ? secret : undefined;
   }
 
   /** Keys of one account (the caller's own unless an operator names another), oldest first. */
   async list(caller?: Principal, accountName?: string): Promise<{ entity: ApiKeyEntity; account: string }[]> {
     const name = accountName ?? caller?.accountName;
     if (caller && name) this.assertMayManage(caller, name);
-    const keys = await this.keys.find({
-      where: name ? { account: { name } } : {},
-      relations: { account: true },
-      order: { id: 'ASC' },
-    });
+    const keys = await this.keys.list(name);
     return keys.map((entity) => ({ entity, account: entity.account?.name ?? '' }));
   }
 
@@ -233,7 +215,7 @@ export class KeysService {
    * is reported as not found.
    */
   async revoke(id: number, caller?: Principal): Promise<{ entity: ApiKeyEntity; account: string }> {
-    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    const key = await this.keys.findWithAccount(id);
     if (!key || !key.account || (caller && !this.mayManage(caller, key.account.name))) {
       throw new ServiceException('KEY_NOT_FOUND');
     }
@@ -261,7 +243,7 @@ export class KeysService {
     input: UpdateKeyInput,
     caller?: Principal,
   ): Promise<{ entity: ApiKeyEntity; account: string }> {
-    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    const key = await this.keys.findWithAccount(id);
     if (!key || !key.account || (caller && !this.mayManage(caller, key.account.name))) {
       throw new ServiceException('KEY_NOT_FOUND');
     }
@@ -288,7 +270,7 @@ export class KeysService {
 
   /** A key of the caller's reach (its own account's, or any for operators), revoked ones included. */
   async get(id: number, caller: Principal): Promise<{ entity: ApiKeyEntity; account: string }> {
-    const key = await this.keys.findOne({ where: { id }, relations: { account: true } });
+    const key = await this.keys.findWithAccount(id);
     if (!key || !key.account || !this.mayManage(caller, key.account.name)) throw new ServiceException('KEY_NOT_FOUND');
     return { entity: key, account: key.account.name };
   }
@@ -308,16 +290,15 @@ export class KeysService {
   }
 
   private async accountByName(name: string): Promise<AccountEntity> {
-    const account = await this.accounts.findOneBy({ name });
+    const account = await this.keys.findAccount(name);
     if (!account) throw new ServiceException('ACCOUNT_NOT_FOUND');
     return account;
   }
 
   private async findOrCreateAccount(name: string): Promise<AccountEntity> {
-    const existing = await this.accounts.findOneBy({ name });
-    if (existing) return existing;
-    await this.accounts.createQueryBuilder().insert().into(AccountEntity).values({ name }).orIgnore().execute();
-    return this.accountByName(name);
+    const account = await this.keys.findOrCreateAccount(name);
+    if (!account) throw new ServiceException('ACCOUNT_NOT_FOUND');
+    return account;
   }
 
   private rateLimitOf(key: ApiKeyEntity | null): Principal['rateLimit'] {
@@ -332,7 +313,7 @@ export class KeysService {
     const now = Date.now();
     if (now - (this.lastUsedWritten.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     this.lastUsedWritten.set(keyId, now);
-    this.keys.update({ id: keyId }, { lastUsedAt: new Date(now) }).catch((error: unknown) => {
+    this.keys.recordUse(keyId, new Date(now)).catch((error: unknown) => {
       this.lastUsedWritten.delete(keyId);
       this.logger.warn(`could not record last use of key ${keyId}: ${String(error)}`);
     });
