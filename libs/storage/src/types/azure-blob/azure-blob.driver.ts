@@ -1,6 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import {
   AnonymousCredential,
   ContainerClient,
@@ -122,8 +122,14 @@ export class AzureBlobDriver implements StorageDriver {
         await blob.uploadData(body, headers);
         return;
       }
-      const counted = body.on('data', (chunk: Buffer) => (size += chunk.length));
-      // a body that fails stops the upload before its blocks are committed: nothing is written
+      // counted on its way through; a body that fails fails the upload before its blocks are committed
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          done(null, chunk);
+        },
+      });
+      pipeline(body, counted, () => undefined);
       await blob.uploadStream(counted, BLOCK_BYTES, BLOCKS_AT_ONCE, headers);
     }, path);
     // the blob's URL without the SAS token
