@@ -124,6 +124,25 @@ describe('the azure_blob storage type', () => {
     }
   });
 
+  it('switches a storage from its account key to a SAS token by PATCH, the key dropped', async () => {
+    const created = await api().post(
+      '/v1/storage/storages',
+      azure('switching', 'results', { account_key: AZURITE_KEY }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.data.id;
+    const patched = await api().patch(`/v1/storage/storages/${id}`, {
+      parameters: { credentials: { sas_token: sas } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data.parameters.credentials).toEqual({ kind: 'sas_token' });
+    // the token alone reaches the container: a second PATCH of another member keeps it, and the key stays gone
+    const renamed = await api().patch(`/v1/storage/storages/${id}`, { parameters: { path: 'renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.data.parameters).toMatchObject({ path: 'renamed', credentials: { kind: 'sas_token' } });
+    expect((await api().delete(`/v1/storage/storages/${id}`)).status).toBe(200);
+  });
+
   it('is an edit’s input and output', async () => {
     const res = await editImage(app, {
       input: 'storage://photos/shoes/red.jpg',

@@ -55,13 +55,20 @@ export function toRequestParameters(connection: StorageConnection): Record<strin
 
 /**
  * Credentials merge member by member (a new secret alone rotates it), with two exceptions that keep the pair
- * whole: a new `access_key` needs its own `secret_access_key`, and switching between HMAC keys and a
- * service-account key replaces the credentials entirely.
+ * whole: a new `access_key` needs its own `secret_access_key`, and naming a member of another kind of credentials
+ * than the saved one (the type's `credentialKinds`: HMAC keys or a service account; an account key or a SAS token)
+ * replaces the credentials entirely.
  */
-function mergeCredentials(base: unknown, patch: Record<string, unknown>): Record<string, unknown> {
+function mergeCredentials(
+  base: unknown,
+  patch: Record<string, unknown>,
+  kinds: readonly (readonly string[])[],
+): Record<string, unknown> {
   const saved = isPlainObject(base) ? base : {};
-  const switchesKind = 'service_account' in patch !== 'service_account' in saved;
-  if (switchesKind) return patch;
+  const kindOf = (credentials: Record<string, unknown>) =>
+    kinds.findIndex((kind) => kind.some((member) => member in credentials && credentials[member] !== null));
+  const named = kindOf(patch);
+  if (named >= 0 && named !== kindOf(saved)) return patch;
   if ('access_key' in patch && patch.access_key !== saved.access_key && !('secret_access_key' in patch)) {
     throw ServiceException.validation({
       'parameters.credentials.secret_access_key': ['secret_access_key is required when access_key changes'],
@@ -77,14 +84,16 @@ function mergeCredentials(base: unknown, patch: Record<string, unknown>): Record
 export function mergeParameters(
   base: Record<string, unknown>,
   patch: Record<string, unknown>,
+  credentialKinds: readonly (readonly string[])[] = [],
 ): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   // `prefix` is a synonym: a new prefix replaces the saved path.
   if ('prefix' in patch) delete merged.path;
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
-    else if (key === 'credentials' && isPlainObject(value)) merged[key] = mergeCredentials(merged[key], value);
-    else if (isPlainObject(value) && isPlainObject(merged[key])) merged[key] = mergeParameters(merged[key], value);
+    else if (key === 'credentials' && isPlainObject(value)) {
+      merged[key] = mergeCredentials(merged[key], value, credentialKinds);
+    } else if (isPlainObject(value) && isPlainObject(merged[key])) merged[key] = mergeParameters(merged[key], value);
     else merged[key] = value;
   }
   return merged;

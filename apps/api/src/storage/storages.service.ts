@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/common';
 import type { StorageEntity } from '@app/database';
-import { StorageConnections, type StorageSpec } from '@app/storage';
+import { StorageConnections, storageType, type StorageSpec } from '@app/storage';
 import type { Principal } from '../auth/principal';
 import type { CreateStorageDto, UpdateStorageDto } from './dto/storage-request.dto';
 import { mergeParameters, toRequestParameters, toStorageSpec } from './storage-spec';
@@ -40,7 +40,8 @@ export class StoragesService {
       spec = toStorageSpec(name, type, changes ?? {}, { config: this.config });
     } else {
       const current = this.connections.connection(storage, { lenient: true });
-      const parameters = mergeParameters(toRequestParameters(current), changes ?? {});
+      const kinds = storageType(current.type).credentialKinds;
+      const parameters = mergeParameters(toRequestParameters(current), changes ?? {}, kinds);
       spec = toStorageSpec(name, current.type, parameters, { config: this.config });
     }
     if (name !== storage.name) await this.connections.assertNameFree(caller.accountId, name);

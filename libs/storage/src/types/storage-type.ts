@@ -55,6 +55,12 @@ export interface StorageTypeDefinition<Parameters extends object = object> {
    */
   readonly objectMembers: readonly string[];
   /**
+   * The kinds of credentials the type takes, each the `credentials` members that go together (`gcs`: HMAC keys or a
+   * service account). A PATCH naming a member of another kind than the saved one replaces the credentials whole;
+   * within one kind, members merge (a new secret alone rotates it). Absent: the credentials merge member by member.
+   */
+  readonly credentialKinds?: readonly (readonly string[])[];
+  /**
    * Rules across members of the validated parameters (a synonym given twice, two kinds of credentials at once):
    * field paths under `parameters.` and their messages, reported with the class's own errors. Optional.
    */

@@ -84,6 +84,7 @@ export const azureBlobStorageType: StorageTypeDefinition<AzureBlobParametersDto>
   capabilities: { list: true, write: true },
   parameters: AzureBlobParametersDto,
   objectMembers: ['credentials'],
+  credentialKinds: [['account_key'], ['sas_token']],
   checkTogether(parameters) {
     const details = checkRootPath(parameters);
     const { account_key, sas_token } = parameters.credentials ?? {};

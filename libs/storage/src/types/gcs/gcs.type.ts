@@ -65,6 +65,7 @@ export const gcsStorageType: StorageTypeDefinition<GcsParametersDto> = {
   capabilities: { list: true, write: true },
   parameters: GcsParametersDto,
   objectMembers: ['credentials'],
+  credentialKinds: [['access_key', 'secret_access_key'], ['service_account']],
   checkTogether(parameters) {
     const details = checkRootPath(parameters);
     const { service_account, access_key, secret_access_key } = parameters.credentials ?? {};
