@@ -104,6 +104,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TASK_RECONCILE_INTERVAL_MS: '-1' })).toThrow('TASK_RECONCILE_INTERVAL_MS');
   });
 
+  it('reads the folders local storages may use: absolute, resolved; off when empty', () => {
+    expect(loadConfig({}).localStorageRoots).toEqual([]);
+    expect(loadConfig({ LOCAL_STORAGE_ROOTS: ' /srv/images/ ,/data//teams/../shop' }).localStorageRoots).toEqual([
+      '/srv/images',
+      '/data/shop',
+    ]);
+    expect(() => loadConfig({ LOCAL_STORAGE_ROOTS: '/srv/images,images' })).toThrow(
+      'LOCAL_STORAGE_ROOTS: "images" is not an absolute folder path',
+    );
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {

@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 import { availableParallelism, totalmem } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Reader, type ConfigProblem, type Environment } from './config-reader';
+import { HOST_PATTERN, parseAllowHosts, parseRoots } from './list-settings';
 import { readGenerative, type GenerativeConfig } from './generative-config';
 export type { TlsConfig } from './tls-config';
 import { readTls, type TlsConfig } from './tls-config';
@@ -203,38 +204,6 @@ export interface TemporaryBucketConfig {
   /** Both set, or neither (then the AWS SDK's default credential chain applies). */
   accessKey?: string;
   secretKey?: string;
-}
-
-const HOST_PATTERN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
-
-function parseAllowHosts(reader: Reader, value: string | undefined): string[] {
-  if (!value) return [];
-  const entries = value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address, bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const cidrOk =
-      bits === undefined || (/^\d+$/.test(bits) && family !== 0 && Number(bits) <= (family === 4 ? 32 : 128));
-    if (extra !== undefined || !cidrOk || (family === 0 && (bits !== undefined || !HOST_PATTERN.test(address)))) {
-      reader.problem('FETCH_ALLOW_HOSTS', `"${entry}" is neither a host name, an IP address nor a CIDR`);
-    }
-  }
-  return entries.map((entry) => entry.toLowerCase());
-}
-
-/** Comma-separated absolute folders, resolved (`/srv/images/` and `/srv//images` are one root). */
-function parseRoots(reader: Reader, value: string | undefined): string[] {
-  const entries = (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    if (!isAbsolute(entry)) reader.problem('LOCAL_STORAGE_ROOTS', `"${entry}" is not an absolute folder path`);
-  }
-  return entries.filter((entry) => isAbsolute(entry)).map((entry) => resolve(entry));
 }
 
 function readTemporaryBucket(read: Reader): TemporaryBucketConfig | undefined {
