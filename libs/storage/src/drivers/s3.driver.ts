@@ -1,6 +1,3 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { pipeline, Readable, Transform } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -15,6 +12,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ServiceException } from '@app/common';
 import { describeUrl } from '../fetch/describe-url';
+import { judgedOnce, pinnedAgents, type EndpointGuard } from './endpoint-guard';
 import { answerFailure, noAnswer } from './store-failures';
 import {
   cappedBody,
@@ -32,12 +30,6 @@ import type {
   StorageWriteOptions,
   StorageWriteResult,
 } from './storage-driver';
-
-/** Checks user-given endpoints: the literal address once, and every name at each connection (pinned lookup). */
-export interface EndpointGuard {
-  resolve(url: URL): Promise<unknown>;
-  lookup: LookupFunction;
-}
 
 export interface S3DriverOptions {
   /** `s3`, or `gcs` for Google Cloud Storage over its S3-compatible XML API with HMAC keys. */
@@ -93,6 +85,7 @@ export class S3Driver implements StorageDriver {
   constructor(private readonly options: S3DriverOptions) {
     const { endpoint, guard } = options;
     this.scheme = options.kind === 'gcs' ? 'gs' : 's3';
+    const agents = pinnedAgents(guard);
     const config: S3ClientConfig = {
       region: options.region,
       endpoint,
@@ -113,15 +106,13 @@ export class S3Driver implements StorageDriver {
         // Without it a store that accepts and never answers would hold a request (and its job) for ever.
         requestTimeout: options.requestTimeoutMs ?? 30_000,
         throwOnRequestTimeout: true,
-        httpAgent: new HttpAgent({ keepAlive: true, lookup: guard?.lookup }),
-        httpsAgent: new HttpsAgent({ keepAlive: true, lookup: guard?.lookup }),
+        httpAgent: agents.http,
+        httpsAgent: agents.https,
       },
     };
     this.clientConfig = config;
     this.client = new S3Client(config);
-    // A literal IP endpoint never goes through `lookup`, so the policy judges it here, once, before any request.
-    this.endpointChecked = guard && endpoint ? guard.resolve(new URL(endpoint)) : Promise.resolve();
-    this.endpointChecked.catch(() => undefined);
+    this.endpointChecked = judgedOnce(guard, endpoint);
   }
 
   private key(path: string): string {

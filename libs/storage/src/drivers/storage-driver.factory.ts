@@ -8,7 +8,7 @@ import { AddressPolicy, bareHost } from '../fetch/address-policy';
 import { SafeFetcher } from '../fetch/safe-fetcher';
 import { storageType } from '../types/registry';
 import type { DriverContext } from '../types/storage-type';
-import type { EndpointGuard } from './s3.driver';
+import type { EndpointGuard } from './endpoint-guard';
 import type { StorageDriver } from './storage-driver';
 import { tracedDriver } from './traced-storage.driver';
 

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@app/common';
 import type { PublicParameters, StorageConnection, StorageSecret } from '../connections/storage-parameters';
 import type { ListingLimits } from '../drivers/listing-limits';
-import type { EndpointGuard } from '../drivers/s3.driver';
+import type { EndpointGuard } from '../drivers/endpoint-guard';
 import type { StorageDriver } from '../drivers/storage-driver';
 import type { SafeFetcher } from '../fetch/safe-fetcher';
 

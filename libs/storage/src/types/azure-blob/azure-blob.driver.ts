@@ -1,5 +1,3 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { pipeline, Readable, Transform } from 'node:stream';
 import {
   AnonymousCredential,
@@ -12,7 +10,7 @@ import {
 import { ServiceException } from '@app/common';
 import { DEFAULT_LISTING_LIMITS, ListingBudget, type ListingLimits } from '../../drivers/listing-limits';
 import { folderKey, joinKey, relativePath } from '../../drivers/object-paths';
-import type { EndpointGuard } from '../../drivers/s3.driver';
+import { judgedOnce, pinnedAgents, type EndpointGuard } from '../../drivers/endpoint-guard';
 import type {
   StorageDriver,
   StorageListOptions,
@@ -58,14 +56,11 @@ const BLOCKS_AT_ONCE = 2;
 export class AzureBlobDriver implements StorageDriver {
   private readonly container: ContainerClient;
   private readonly endpointChecked: Promise<unknown>;
-  private readonly agents: { http: HttpAgent; https: HttpsAgent };
+  private readonly agents: ReturnType<typeof pinnedAgents>;
 
   constructor(private readonly options: AzureBlobDriverOptions) {
     const { endpoint, guard, accountKey, sasToken } = options;
-    this.agents = {
-      http: new HttpAgent({ keepAlive: true, lookup: guard?.lookup }),
-      https: new HttpsAgent({ keepAlive: true, lookup: guard?.lookup }),
-    };
+    this.agents = pinnedAgents(guard);
     const credential = accountKey
       ? new StorageSharedKeyCredential(options.account, accountKey)
       : new AnonymousCredential();
@@ -87,9 +82,7 @@ export class AzureBlobDriver implements StorageDriver {
     const base = endpoint.replace(/\/+$/, '');
     const sas = sasToken ? `?${sasToken.replace(/^\?/, '')}` : '';
     this.container = new ContainerClient(`${base}/${encodeURIComponent(options.container)}${sas}`, pipeline);
-    // A literal IP endpoint never goes through `lookup`, so the policy judges it here, once, before any request.
-    this.endpointChecked = guard ? guard.resolve(new URL(endpoint)) : Promise.resolve();
-    this.endpointChecked.catch(() => undefined);
+    this.endpointChecked = judgedOnce(guard, endpoint);
   }
 
   private key(path: string): string {
