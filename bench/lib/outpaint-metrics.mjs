@@ -169,8 +169,8 @@ export async function objectCopies(rgb, width, height, area, object) {
   const excluded = new Uint8Array(width * height);
   for (let p = 0; p < excluded.length; p++) excluded[p] = object[p] ? 0 : 1;
   const level = { width, height, data, known: new Uint8Array(width * height).fill(1), excluded };
-  const { valid, list } = sourceCentres(level);
-  if (list.length === 0) return 0;
+  const { valid, count } = sourceCentres(level);
+  if (count === 0) return 0;
   const targets = [];
   const energy = [];
   for (let y = RADIUS; y < height - RADIUS; y += COPY_STEP) {
@@ -193,7 +193,7 @@ export async function objectCopies(rgb, width, height, area, object) {
     seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
     return seed / 4294967296;
   };
-  const field = new PatchField(level, Int32Array.from(targets), valid, list, random);
+  const field = new PatchField(level, Int32Array.from(targets), valid, random);
   field.randomise();
   field.search(6, Math.max(width, height));
   let textured = 0;

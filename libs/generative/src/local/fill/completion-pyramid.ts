@@ -90,14 +90,14 @@ export function downsample(level: CompletionLevel): CompletionLevel {
 /**
  * Each pixel's nearest known pixel (its index; -1 when none is known), by two passes that carry each pixel's
  * nearest known pixel to its neighbours, kept by Euclidean distance (the chessboard metric's ties would stretch a
- * wall diagonally over a table). `usable`: only known pixels it accepts count.
+ * wall diagonally over a table).
  */
-export function nearestKnown(level: CompletionLevel, usable = (p: number) => level.known[p] === 1): Int32Array {
+export function nearestKnown(level: CompletionLevel): Int32Array {
   const { width, height, known } = level;
   const nearest = new Int32Array(width * height).fill(-1);
   const distance = new Float32Array(width * height).fill(Infinity);
   for (let p = 0; p < known.length; p++) {
-    if (usable(p)) {
+    if (known[p] === 1) {
       nearest[p] = p;
       distance[p] = 0;
     }
@@ -138,23 +138,6 @@ export function nearestKnown(level: CompletionLevel, usable = (p: number) => lev
   return nearest;
 }
 
-/**
- * The first guess at the coarsest level: each unknown pixel takes the value of its nearest known pixel that is not
- * the object (any known pixel where the object is everything), so that the border's colours stretch outward
- * unmixed: an orange sleeve stays orange, where a mean of the border would be a brown that matches the wrong
- * patches (hair) best; and an object cut by the edge is not stretched out of the image (a dark column of hair
- * rising above a head into the sky), which the fill, never copying the object, could not undo.
- */
-export function nearestInto(level: CompletionLevel): void {
-  const { data, known, excluded } = level;
-  let nearest = nearestKnown(level, (p) => known[p] === 1 && excluded[p] === 0);
-  if (nearest.every((n) => n < 0)) nearest = nearestKnown(level);
-  for (let p = 0; p < known.length; p++) {
-    if (known[p] === 1 || nearest[p] < 0) continue;
-    for (let c = 0; c < CHANNELS; c++) data[p * CHANNELS + c] = data[nearest[p] * CHANNELS + c];
-  }
-}
-
 /** The unknown pixels of `fine` take their parent's value at the coarser level. */
 export function upsampleInto(coarse: CompletionLevel, fine: CompletionLevel): void {
   for (let y = 0; y < fine.height; y++) {
@@ -179,4 +162,31 @@ export function depthOf(level: CompletionLevel): Float32Array {
     depth[p] = Math.max(Math.abs((p % width) - (n % width)), Math.abs(Math.floor(p / width) - Math.floor(n / width)));
   }
   return depth;
+}
+
+/** The excluded pixels and those within `reach` px of one (chessboard metric): a running count per row, then per column. */
+export function nearObject(level: CompletionLevel, reach: number): Uint8Array {
+  const { width, height, excluded } = level;
+  const rows = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let count = 0;
+    for (let x = 0; x < Math.min(reach, width); x++) count += excluded[row + x];
+    for (let x = 0; x < width; x++) {
+      if (x + reach < width) count += excluded[row + x + reach];
+      if (x - reach - 1 >= 0) count -= excluded[row + x - reach - 1];
+      rows[row + x] = count > 0 ? 1 : 0;
+    }
+  }
+  const near = new Uint8Array(width * height);
+  for (let x = 0; x < width; x++) {
+    let count = 0;
+    for (let y = 0; y < Math.min(reach, height); y++) count += rows[y * width + x];
+    for (let y = 0; y < height; y++) {
+      if (y + reach < height) count += rows[(y + reach) * width + x];
+      if (y - reach - 1 >= 0) count -= rows[(y - reach - 1) * width + x];
+      near[y * width + x] = count > 0 ? 1 : 0;
+    }
+  }
+  return near;
 }

@@ -1,4 +1,5 @@
-import { depthOf, downsample, nearestInto, upsampleInto, withDetail } from './completion-pyramid';
+import { depthOf, downsample, nearObject, upsampleInto, withDetail } from './completion-pyramid';
+import { onionPeelInto, pushPullInto } from './first-guess';
 import {
   CHANNELS,
   PatchField,
@@ -11,8 +12,9 @@ import {
 
 /**
  * Image completion by patch search and voting, coarse to fine (Wexler, Shechtman and Irani, "Space-time completion
- * of video", 2007, with PatchMatch as the search): the unknown pixels first take their nearest known pixel that is
- * not the object, at the coarsest level; then, at each level, every patch that holds an unknown pixel is matched to its
+ * of video", 2007, with PatchMatch as the search): at the coarsest level, the unknown pixels are first
+ * interpolated from the known pixels away from the object, then synthesised ring by ring from the border inward
+ * (first-guess.ts); then, at each level, every patch that holds an unknown pixel is matched to its
  * nearest patch of the known part (patch-match.ts), and each unknown pixel becomes the weighted mean of what the
  * matched patches that cover it put there (a vote: well-matched patches weigh more); repeated, the fill converges
  * to one that is made of the image's own patches everywhere and agrees with itself where they overlap, so that
@@ -94,9 +96,11 @@ export function completeImage(
   }
   // an image that is all object: copy from it rather than leave the canvas empty
   if (sourceCentres(levels[levels.length - 1]).count === 0) for (const level of levels) level.excluded.fill(0);
+  if (input.excluded) for (const level of levels.slice(1)) level.nearObject = nearObject(level, RADIUS);
 
   const coarsest = levels[levels.length - 1];
-  nearestInto(coarsest);
+  pushPullInto(coarsest);
+  onionPeelInto(coarsest, sourceCentres(coarsest).valid, settings.passes, random);
   let previous: PatchField | undefined;
   let borderVote: BorderVote | undefined;
   for (let index = levels.length - 1; index >= 0; index--) {

@@ -34,6 +34,14 @@ export interface CompletionLevel {
   known: Uint8Array;
   /** 1 where a pixel may not be copied (the object the segmentation mask marks). */
   excluded: Uint8Array;
+  /**
+   * 1 on the object and within RADIUS px of it (nearObject in completion-pyramid.ts): known pixels there weigh
+   * nothing in a patch distance. Set by completeImage on the coarser levels, where the structure of the fill is
+   * decided: there the object and a sliver beside it (its shadow, a strip of table between it and the edge) say
+   * nothing about what lies beyond the border. The full-size level leaves it unset, so that the fill lines up
+   * with every pixel of the border.
+   */
+  nearObject?: Uint8Array;
 }
 
 /**
@@ -262,6 +270,7 @@ export class PatchField {
   /** Sum of squared differences between the patches at p (clipped to the canvas) and s; stops past `limit`. */
   distance(p: number, s: number, limit: number): number {
     const { width, height, data, known } = this.level;
+    const ignored = this.level.nearObject;
     const px = p % width;
     const py = (p - px) / width;
     const x0 = Math.max(-RADIUS, -px);
@@ -279,7 +288,7 @@ export class PatchField {
         const l = data[a + 2] - data[b + 2];
         const d = data[a + 3] - data[b + 3];
         const e = r * r + g * g + l * l + d * d;
-        sum += known[k] === 1 ? e : e * GUESS_WEIGHT;
+        sum += known[k] === 0 ? e * GUESS_WEIGHT : ignored !== undefined && ignored[k] === 1 ? 0 : e;
       }
       if (sum >= limit) return sum;
     }
