@@ -16,6 +16,7 @@ import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
+import { editOperations } from './operations/operation-registry';
 import { NO_FACE_FOUND, type EditNotice } from './notices';
 import { formatOfPath, ResultWriter } from './results/result-writer';
 
@@ -98,12 +99,7 @@ export class EditExecutor {
       const source = upload
         ? { bytes: upload.bytes, name: fileName(upload.name) }
         : await timedStage('read', () => this.sources.load(accountId, request.input ?? '', hold.reserve));
-      const reference = request.operations.generative?.style_transfer?.style_reference_image;
-      const assets: EditAssets = {};
-      if (reference !== undefined) {
-        const field = 'operations.generative.style_transfer.style_reference_image';
-        assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
-      }
+      const assets = await this.assets(accountId, request, hold);
       edited = await this.edit(holder, request, source, destination, assets, signal);
     } finally {
       hold.release();
@@ -172,6 +168,27 @@ export class EditExecutor {
       signal,
     );
     return { probe, result, name: source.name, notices };
+  }
+
+  /** The images the request reads besides its input (a style reference, a watermark's image), in the input budget. */
+  private async assets(accountId: number, request: EditRequest, hold: InputHold): Promise<EditAssets> {
+    const assets: EditAssets = {};
+    const reference = request.operations.generative?.style_transfer?.style_reference_image;
+    if (reference !== undefined) {
+      const field = 'operations.generative.style_transfer.style_reference_image';
+      assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
+    }
+    const operations: Record<string, Buffer> = {};
+    for (const operation of editOperations()) {
+      const value = request.operations.registered?.[operation.name];
+      const asset = value === undefined ? undefined : operation.asset?.(value);
+      if (!asset) continue;
+      operations[operation.name] = (
+        await this.sources.load(accountId, asset.location, hold.reserve, asset.field)
+      ).bytes;
+    }
+    if (Object.keys(operations).length > 0) assets.operations = operations;
+    return assets;
   }
 
   private async probe(bytes: Buffer): Promise<ImageProbe> {

@@ -18,6 +18,7 @@ import { planIdentityCrop } from './privacy-plan';
 import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
+import { editOperations } from './operations/operation-registry';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
@@ -289,6 +290,28 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (style) plan.styleTransfer = style;
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
+  const operations = planRegistered(request, size, format);
+  if (operations) plan.operations = operations;
   assertModelsInstalled(request, context.capabilities);
   return plan;
+}
+
+/**
+ * The parts of the registered operations the request names (operations/), each planned for the final size: they
+ * run in the overlay phase or earlier phases' ends, after every step that sizes the image (pipeline-steps.ts).
+ */
+function planRegistered(
+  request: EditRequest,
+  size: Dimensions,
+  format: OutputFormat,
+): Record<string, unknown> | undefined {
+  const values = request.operations.registered;
+  if (!values) return undefined;
+  const parts: Record<string, unknown> = {};
+  for (const operation of editOperations()) {
+    const value = values[operation.name];
+    if (value === undefined) continue;
+    parts[operation.name] = operation.plan(value, { size, format, path: `operations.${operation.name}` });
+  }
+  return Object.keys(parts).length > 0 ? parts : undefined;
 }

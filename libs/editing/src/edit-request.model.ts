@@ -89,6 +89,8 @@ export interface EditOperations {
   padding?: SideLengths;
   privacy?: Privacy;
   generative?: Generative;
+  /** The registered operations' values (operations/), by member name (`watermark`). */
+  registered?: Readonly<Record<string, unknown>>;
 }
 
 export type Compression = { type: 'lossless' } | { type: 'lossy'; quality?: number };

@@ -39,3 +39,4 @@ export * from './scene/scene-request';
 export * from './scene/scene-request.dto';
 export * from './scene/scene-planner';
 export * from './scene/scene-executor';
+export * from './operations';

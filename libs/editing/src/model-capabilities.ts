@@ -1,5 +1,6 @@
 import { ServiceException } from '@app/common';
 import type { EditRequest } from './edit-request.model';
+import { editOperations } from './operations/operation-registry';
 
 /** What the operations that need a model ask of the service, one name per kind of model. */
 export const MODEL_CAPABILITIES = [
@@ -31,7 +32,7 @@ export interface ModelOperation {
 
 /** Every operation of the request that needs a model, in the contract's processing order. */
 export function modelOperations(request: EditRequest): ModelOperation[] {
-  const { restorations, resizing, background, privacy, generative } = request.operations;
+  const { restorations, resizing, background, privacy, generative, registered } = request.operations;
   const found: ModelOperation[] = [];
   const add = (on: unknown, operation: ModelOperation) => {
     if (on) found.push(operation);
@@ -48,6 +49,10 @@ export function modelOperations(request: EditRequest): ModelOperation[] {
   add(privacy?.blur_car_plate, { path: 'operations.privacy.blur_car_plate', needs: 'text-detection' });
   add(privacy?.identity_crop, { path: 'operations.privacy.identity_crop', needs: 'face-detection' });
   add(generative?.style_transfer, { path: 'operations.generative.style_transfer', needs: 'generative' });
+  for (const operation of editOperations()) {
+    if (operation.needs)
+      add(registered?.[operation.name], { path: `operations.${operation.name}`, needs: operation.needs });
+  }
   return found;
 }
 

@@ -174,4 +174,9 @@ export interface EditPlan {
   colour: ColourPlan;
   /** Resolution written into the file, in dots per inch. */
   dpi?: number;
+  /**
+   * The parts of the registered operations (libs/editing, operations/), by name: each run by its registered step
+   * (operations/registered-steps.ts) and counted by its memory. Absent: none asked for.
+   */
+  operations?: Readonly<Record<string, unknown>>;
 }

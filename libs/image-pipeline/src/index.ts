@@ -1,7 +1,10 @@
 export * from './edit-plan';
 export * from './image-pipeline';
 export * from './image-pipeline.module';
-export { PIPELINE_PHASES, type EditAssets, type PipelinePhase } from './operations/pipeline-step';
+export { PIPELINE_PHASES, type EditAssets, type PipelinePhase, type StepContext } from './operations/pipeline-step';
+export { registerStep, registeredSteps, type RegisteredStep } from './operations/registered-steps';
+export { pipelineSteps } from './pipeline-steps';
+export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';
 export * from './workers/pixel-pool';

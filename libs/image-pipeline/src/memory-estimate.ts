@@ -15,8 +15,9 @@
  *   (libheif in WebAssembly: the input copied to the thread, the decoder's planes, RGBA handed to sharp), 5.1:
  *   six; BMP (a canonical copy of the input, the decoder's RGBA, the RGB handed to sharp) 6.9 with its input's
  *   bytes: seven;
- * - a plan that needs the whole image between stages (restorations, background, padding, adjustments) adds two
- *   frames: the raw copy, the kernel's output and the next pipeline;
+ * - a plan that needs the whole image between stages (restorations, background, padding, adjustments, a
+ *   registered operation that says so) adds two frames: the raw copy, the kernel's output and the next pipeline;
+ * - a registered operation (operations/registered-steps.ts) adds what its own `memory` answers;
  * - WebP and AVIF encoders take the whole result: one more output frame;
  * - super-resolution (upscale, polish) holds the network's output, `scale` times the input per side (2, 3 or 4: the
  *   smallest that reaches the factor, SuperResolver), twice (the output and the pipeline's copy), as RGBA bytes;
@@ -28,6 +29,7 @@
  */
 import type { EditPlan } from './edit-plan';
 import type { ImageProbe } from './decode/probe';
+import { registeredParts } from './operations/registered-steps';
 import { matteSize } from './operations/subject-matte';
 
 type EstimatedProbe = Pick<ImageProbe, 'format' | 'width' | 'height' | 'space'>;
@@ -109,7 +111,13 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
         (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
       : 0) +
     (plan.styleTransfer ? STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0) : 0);
-  return Math.ceil(frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative);
+  const registered = registeredParts(plan).reduce(
+    (sum, { step, part }) => sum + (step.memory?.(part, { frame, output }) ?? 0),
+    0,
+  );
+  return Math.ceil(
+    frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative + registered,
+  );
 }
 
 /** What the background steps hold beyond the materialised frames (see the top of this file). */
@@ -144,7 +152,8 @@ function materialises(plan: EditPlan): boolean {
     plan.padding ||
     plan.adjust ||
     plan.outpaint ||
-    plan.styleTransfer,
+    plan.styleTransfer ||
+    registeredParts(plan).some(({ step }) => step.materialises),
   );
 }
 

@@ -8,8 +8,9 @@ import { outpaintStep, styleTransferStep } from './operations/generative.operati
 import { identityCropStep } from './operations/identity-crop.operation';
 import { paddingStep } from './operations/padding.operation';
 import { blurPlatesStep } from './operations/plate-blur.operation';
-import { type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
+import { PIPELINE_PHASES, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
+import { asPipelineStep, registeredSteps } from './operations/registered-steps';
 import { decompressStep } from './operations/restore.operation';
 import { polishStep, upscaleStep } from './operations/upscale.operation';
 import type { StageImage } from './operations/stage';
@@ -41,13 +42,29 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
 ];
 
 /**
+ * The built-in steps with the registered operations' (operations/registered-steps.ts), each after the last step
+ * of its phase: the order the pipeline runs.
+ */
+export function pipelineSteps(): readonly [DecodeStep, ...PipelineStep[]] {
+  const [decode, ...rest] = PIPELINE_STEPS;
+  const steps: PipelineStep[] = [...rest];
+  for (const step of registeredSteps()) {
+    const phase = PIPELINE_PHASES.indexOf(step.phase);
+    let at = steps.length;
+    while (at > 0 && PIPELINE_PHASES.indexOf(steps[at - 1].phase) > phase) at--;
+    steps.splice(at, 0, asPipelineStep(step));
+  }
+  return [decode, ...steps];
+}
+
+/**
  * Runs every step whose part of `context.plan` is on, in order; the result is the pipeline to execute. Which
  * steps run is known before decoding, so a 16-bit input is converted to 8-bit sRGB once, and only when one
  * of them assumes it. After a step that crops, the later steps run on the plan made again for the new size.
  */
 export async function runSteps(
   context: StepContext,
-  steps: readonly [DecodeStep, ...PipelineStep[]] = PIPELINE_STEPS,
+  steps: readonly [DecodeStep, ...PipelineStep[]] = pipelineSteps(),
 ): Promise<StageImage> {
   const [decode, ...rest] = steps;
   // which steps run does not depend on sizes, so a plan made again after a crop turns none on or off

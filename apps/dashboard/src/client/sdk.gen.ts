@@ -300,7 +300,7 @@ export const samplesDownload = <ThrowOnError extends boolean = false>(
 /**
  * Edit one image
  *
- * Operations run in this order: decode -> privacy -> restorations -> background -> padding -> resizing -> adjustments -> style transfer -> encode (decode applies the EXIF orientation; encode writes the format, metadata and colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.
+ * Operations run in this order: decode -> privacy -> restorations -> background -> padding -> resizing -> adjustments -> style transfer -> overlay -> encode (decode applies the EXIF orientation; encode writes the format, metadata and colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.
  */
 export const imageEditEdit = <ThrowOnError extends boolean = false>(
   options: Options<ImageEditEditData, ThrowOnError>,
@@ -318,7 +318,7 @@ export const imageEditEdit = <ThrowOnError extends boolean = false>(
 /**
  * Edit one uploaded image
  *
- * Multipart: `file` (the image; its name names results in folders) and `data` (a JSON string: the edit request without `input`). Operations run in this order: decode -> privacy -> restorations -> background -> padding -> resizing -> adjustments -> style transfer -> encode (decode applies the EXIF orientation; encode writes the format, metadata and colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.
+ * Multipart: `file` (the image; its name names results in folders) and `data` (a JSON string: the edit request without `input`). Operations run in this order: decode -> privacy -> restorations -> background -> padding -> resizing -> adjustments -> style transfer -> overlay -> encode (decode applies the EXIF orientation; encode writes the format, metadata and colour space). Without an output destination the result goes to the temporary bucket (`tmp_url`, 24 h). A member whose value is `null` is absent, at every level: `{"type": "webp", "quality": null, "progressive": null}` is `{"type": "webp"}`.
  */
 export const imageEditUpload = <ThrowOnError extends boolean = false>(
   options: Options<ImageEditUploadData, ThrowOnError>,

@@ -14,6 +14,7 @@ import type {
   StyleTransfer,
 } from '../edit-request.model';
 import { DEFAULT_FIT } from '../edit-rules';
+import { editOperations } from '../operations/operation-registry';
 import {
   BackgroundDto,
   CategoryBlurDto,
@@ -263,7 +264,7 @@ function readGenerative(raw: unknown, path: string, issues: Issues): Generative 
   return issues.has(path) ? undefined : compact({ style_transfer: styleTransfer });
 }
 
-type GroupName = Exclude<keyof EditOperations, 'padding'>;
+type GroupName = Exclude<keyof EditOperations, 'padding' | 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
 const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
@@ -290,6 +291,21 @@ function checkStyleTransfer(dto: OperationsDto, path: string, issues: Issues): v
   }
 }
 
+/** The members of the registered operations (operations/): each object checked by its class, then read. */
+function readRegistered(dto: Record<string, unknown>, path: string, issues: Issues): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const operation of editOperations()) {
+    const raw = dto[operation.name];
+    if (absent(raw)) continue;
+    const at = pathOf(path, operation.name);
+    const shaped = validateShape(operation.dto, raw, at, issues);
+    if (!shaped || issues.has(at)) continue;
+    const value = operation.read(shaped, at, issues);
+    if (value !== undefined && !issues.has(at)) values[operation.name] = value;
+  }
+  return values;
+}
+
 /** Validates and normalises `operations` (absent: no operations); problems go to `issues`. */
 export function readOperations(raw: unknown, path: string, issues: Issues): EditOperations {
   if (absent(raw)) return {};
@@ -302,5 +318,7 @@ export function readOperations(raw: unknown, path: string, issues: Issues): Edit
   }
   if (!absent(dto.padding)) operations.padding = parsed(parseSideLengths(dto.padding, true));
   checkStyleTransfer(dto, path, issues);
+  const registered = readRegistered(dto as unknown as Record<string, unknown>, path, issues);
+  if (Object.keys(registered).length > 0) operations.registered = registered;
   return compact(operations) as EditOperations;
 }

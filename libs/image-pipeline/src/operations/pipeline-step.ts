@@ -19,6 +19,8 @@ export const PIPELINE_PHASES = [
   'resizing',
   'adjustments',
   'style transfer',
+  // marks over the final pixels (a watermark): after every step that changes them, before encoding
+  'overlay',
   'encode',
 ] as const;
 export type PipelinePhase = (typeof PIPELINE_PHASES)[number];
@@ -60,6 +62,8 @@ export interface StepContext {
 /** Images an edit reads besides its input, loaded by the caller (EditExecutor) before the pipeline runs. */
 export interface EditAssets {
   styleReference?: Buffer;
+  /** The images registered operations read (EditOperation.assets), by operation name. */
+  operations?: Readonly<Record<string, Buffer>>;
 }
 
 /**

@@ -1,0 +1,40 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow } from 'class-validator';
+import { PIPELINE_PHASES, registerStep } from '@app/image-pipeline';
+import { OperationsDto } from '../dto/operations.dto';
+import type { EditOperation } from './edit-operation';
+
+const operations = new Map<string, EditOperation>();
+
+/**
+ * Registers an operation: its member on OperationsDto (allowed through the strict shape check, and described in
+ * the OpenAPI document, which is built after every registration), and its step in the pipeline.
+ */
+export function registerEditOperation<Value, Part>(operation: EditOperation<Value, Part>): void {
+  const { name, dto, description } = operation;
+  if (members().includes(name)) {
+    throw new Error(`operations.${name} is taken: an operation registers a member of its own`);
+  }
+  // the planner plans a registered operation at the final size (edit-planner.ts, planRegistered)
+  if (PIPELINE_PHASES.indexOf(operation.step.phase) <= PIPELINE_PHASES.indexOf('resizing')) {
+    throw new Error(`operations.${name}: a registered operation runs after resizing, not in ${operation.step.phase}`);
+  }
+  ApiPropertyOptional({ type: () => dto, description })(OperationsDto.prototype, name);
+  Allow()(OperationsDto.prototype, name);
+  registerStep({ ...operation.step, name });
+  operations.set(name, operation as EditOperation);
+}
+
+/** The registered operations, in the order of their registration. */
+export function editOperations(): readonly EditOperation[] {
+  return [...operations.values()];
+}
+
+/** The members OperationsDto documents: the built-in groups and the operations registered so far. */
+function members(): string[] {
+  const listed: unknown = Reflect.getMetadata(SWAGGER_PROPERTIES, OperationsDto.prototype);
+  return Array.isArray(listed) ? listed.map((key) => String(key).replace(/^:/, '')) : [];
+}
+
+/** Where @nestjs/swagger keeps a class's documented properties (each as `:name`). */
+const SWAGGER_PROPERTIES = 'swagger/apiModelPropertiesArray';
