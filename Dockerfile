@@ -46,6 +46,11 @@ COPY --from=build /app/libs/image-pipeline/icc ./libs/image-pipeline/icc
 COPY --from=build /app/libs/generative/workflows ./libs/generative/workflows
 # The sample images of GET /samples and of the OpenAPI examples (libs/storage/src/samples/sample-images.ts).
 COPY --from=build /app/libs/storage/samples ./libs/storage/samples
+# The font of text watermarks (libs/editing/src/operations/watermark/): libvips draws text with Pango, which finds
+# it through fontconfig; the slim image has no font at all.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends fonts-dejavu-core \
+  && rm -rf /var/lib/apt/lists/*
 # DATA_DIR (./data): the embedded SQLite database; writable by the unprivileged user.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

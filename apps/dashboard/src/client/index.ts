@@ -272,6 +272,8 @@ export type {
   UsageOwnErrors,
   UsageOwnResponse,
   UsageOwnResponses,
+  WatermarkDto,
+  WatermarkOffsetDto,
   WebFolderParametersDto,
   WebhookSecretResponseDto,
   WebhookSecretRotateData,

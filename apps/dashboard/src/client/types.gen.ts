@@ -598,6 +598,50 @@ export type GenerativeDto = {
   style_transfer?: StyleTransferDto;
 };
 
+export type WatermarkOffsetDto = {
+  x?: number;
+  y?: number;
+};
+
+export type WatermarkDto = {
+  /**
+   * The mark: an image (PNG with alpha works best), as an http(s) URL or `storage://<storage_name>/<path>`. Give it or `text`.
+   */
+  image?: string;
+  /**
+   * The mark: a line of text (sans-serif). Give it or `image`.
+   */
+  text?: string;
+  /**
+   * The text's colour, `#rgb` or `#rrggbb` (text only).
+   */
+  color?: string;
+  /**
+   * The text's size in pixels of the output (text only). Absent: the text is sized by `scale`.
+   */
+  font_size?: number;
+  /**
+   * Where the mark sits: the middle, or against an edge or a corner (`north` is the top). Ignored with `tile`.
+   */
+  position?: 'center' | 'north' | 'south' | 'east' | 'west' | 'north_east' | 'north_west' | 'south_east' | 'south_west';
+  /**
+   * Pixels between the mark and the edges it sits against (`x` from the left or right, `y` from the top or bottom).
+   */
+  offset?: WatermarkOffsetDto;
+  /**
+   * The mark's width as a share of the output's width (a text with `font_size` keeps its size).
+   */
+  scale?: number;
+  /**
+   * 0 is invisible, 1 opaque.
+   */
+  opacity?: number;
+  /**
+   * Repeats the mark over the whole image (`position` and `offset` are then ignored).
+   */
+  tile?: boolean;
+};
+
 export type OperationsDto = {
   restorations?: RestorationsDto;
   /**
@@ -612,6 +656,10 @@ export type OperationsDto = {
   padding?: string;
   privacy?: PrivacyDto;
   generative?: GenerativeDto;
+  /**
+   * A watermark over the final image (after resizing and padding, before encoding): `{"image": URL or storage reference}` or `{"text", "color"?, "font_size"?}`, with `position`, `offset`, `scale`, `opacity` and `tile`.
+   */
+  watermark?: WatermarkDto;
 };
 
 export type EditRequestDto = {

@@ -1,13 +1,12 @@
 import { registerEditOperation } from './operation-registry';
-import type { EditOperation } from './edit-operation';
+import { watermarkOperation } from './watermark/watermark.operation';
 
 /**
  * THE registered edit operations (docs/extending.md, "An edit operation"): each one folder beside this file,
  * listed here once. Registering adds its member to the request's schema and the OpenAPI document, and its step to
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
-const OPERATIONS: EditOperation[] = [];
-for (const operation of OPERATIONS) registerEditOperation(operation);
+for (const operation of [watermarkOperation]) registerEditOperation(operation);
 
 export { editOperations } from './operation-registry';
 export type { EditOperation, OperationPlanContext } from './edit-operation';

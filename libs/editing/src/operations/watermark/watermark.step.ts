@@ -1,0 +1,128 @@
+import sharp from 'sharp';
+import { ServiceException } from '@app/common';
+import { ready, type StageImage, type StepContext } from '@app/image-pipeline';
+import type { WatermarkPosition } from './watermark.dto';
+
+/** The watermark's part of the plan (watermark.operation.ts): sizes in pixels of the output. */
+export interface WatermarkPart {
+  mark:
+    { kind: 'image' } | { kind: 'text'; text: string; color: { r: number; g: number; b: number }; fontSize?: number };
+  /** The mark's width (`scale` of the output's width); a text with `fontSize` keeps its own. */
+  width: number;
+  position: WatermarkPosition;
+  offset: { x: number; y: number };
+  opacity: number;
+  tile: boolean;
+}
+
+/** A mark ready to composite: RGBA pixels. */
+interface Mark {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** The space between tiles, as a share of the mark's size: tiles that touch read as a pattern, not a mark. */
+const TILE_GAP = 0.5;
+/** A text without a size is drawn at this size, then scaled to its width. */
+const TEXT_DRAW_PX = 200;
+
+/** The step: the mark made (watermark's image or text), then composited over the stage. */
+export async function drawWatermark(stage: StageImage, part: WatermarkPart, context: StepContext): Promise<StageImage> {
+  const base = await ready(stage);
+  let mark = await makeMark(part, base, context);
+  if (mark.width === 0 || mark.height === 0) return base;
+  if (part.tile) {
+    mark = await spaced(mark);
+    const image = base.image.composite([{ input: mark.data, raw: raw(mark), tile: true, blend: 'over' }]);
+    return { ...base, image, fresh: false };
+  }
+  const { left, top } = placeOf(part.position, part.offset, mark, base);
+  const image = base.image.composite([{ input: mark.data, raw: raw(mark), left, top, blend: 'over' }]);
+  return { ...base, image, fresh: false };
+}
+
+function raw(mark: Mark) {
+  return { width: mark.width, height: mark.height, channels: 4 as const };
+}
+
+/**
+ * The mark's top-left corner: against the edges `position` names, `offset` pixels in (x from the left or right
+ * edge, y from the top or bottom; centred on an axis the position does not name), kept on the image.
+ */
+export function placeOf(
+  position: WatermarkPosition,
+  offset: { x: number; y: number },
+  mark: { width: number; height: number },
+  image: { width: number; height: number },
+): { left: number; top: number } {
+  const freeX = image.width - mark.width;
+  const freeY = image.height - mark.height;
+  const x = position.includes('west') ? offset.x : position.includes('east') ? freeX - offset.x : freeX / 2;
+  const y = position.startsWith('north') ? offset.y : position.startsWith('south') ? freeY - offset.y : freeY / 2;
+  const clamp = (value: number, free: number) => Math.max(0, Math.min(free, Math.round(value)));
+  return { left: clamp(x, freeX), top: clamp(y, freeY) };
+}
+
+/** The mark's RGBA pixels at its size (never past the image), with the opacity in its alpha. */
+async function makeMark(part: WatermarkPart, image: StageImage, context: StepContext): Promise<Mark> {
+  const drawn = part.mark.kind === 'image' ? await imageMark(context) : textMark(part.mark);
+  const sized =
+    part.mark.kind === 'text' && part.mark.fontSize !== undefined ? drawn : drawn.resize({ width: part.width });
+  // never larger than the image it marks
+  const bytes = await sized.png().toBuffer();
+  const { data, info } = await sharp(bytes)
+    .resize({ width: image.width, height: image.height, fit: 'inside', withoutEnlargement: true })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (part.opacity < 1) for (let at = 3; at < data.length; at += 4) data[at] = Math.round(data[at] * part.opacity);
+  return { data, width: info.width, height: info.height };
+}
+
+/** The watermark's image, read by the executor (EditAssets), its size checked before its pixels are decoded. */
+async function imageMark(context: StepContext): Promise<sharp.Sharp> {
+  const bytes = context.assets?.operations?.watermark;
+  const field = 'operations.watermark.image';
+  if (!bytes) throw new Error('watermark: the image was not read before the pixel work');
+  let width = 0;
+  let height = 0;
+  try {
+    ({ width = 0, height = 0 } = await sharp(bytes).metadata());
+  } catch {
+    throw ServiceException.validation({ [field]: ['is not an image this service can read'] });
+  }
+  if (width * height === 0 || width * height > context.maxPixels) {
+    throw ServiceException.validation({
+      [field]: [`must be an image of at most ${context.maxPixels} pixels (it is ${width}x${height})`],
+    });
+  }
+  return sharp(bytes, { limitInputPixels: context.maxPixels }).rotate().ensureAlpha();
+}
+
+/** The text in the service's sans-serif font (Pango), in its colour, on transparency. */
+function textMark(mark: Extract<WatermarkPart['mark'], { kind: 'text' }>): sharp.Sharp {
+  const { r, g, b } = mark.color;
+  const hex = `#${[r, g, b].map((channel) => channel.toString(16).padStart(2, '0')).join('')}`;
+  const escaped = mark.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // at 72 dpi a point is a pixel
+  return sharp({
+    text: {
+      text: `<span foreground="${hex}">${escaped}</span>`,
+      font: `sans ${mark.fontSize ?? TEXT_DRAW_PX}`,
+      dpi: 72,
+      rgba: true,
+    },
+  });
+}
+
+/** The mark with transparent space around it, so that tiles stand apart. */
+async function spaced(mark: Mark): Promise<Mark> {
+  const x = Math.round((mark.width * TILE_GAP) / 2);
+  const y = Math.round((mark.height * TILE_GAP) / 2);
+  const { data, info } = await sharp(mark.data, { raw: raw(mark) })
+    .extend({ left: x, right: x, top: y, bottom: y, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
