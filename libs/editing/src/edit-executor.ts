@@ -16,7 +16,7 @@ import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
-import { editOperations } from './operations/operation-registry';
+import { editOperations } from './operations';
 import { NO_FACE_FOUND, type EditNotice } from './notices';
 import { formatOfPath, ResultWriter } from './results/result-writer';
 

@@ -112,7 +112,17 @@ describe('planEdit: what a request becomes for an image', () => {
       'adjustments: the absent ones 0',
       { operations: { adjustments: { exposure: 20, hdr: 60 } } },
       JPEG,
-      { adjust: { exposure: 20, saturation: 0, contrast: 0, sharpness: 0, hdr: { intensity: 60, stitching: false } } },
+      {
+        operations: {
+          adjustments: {
+            exposure: 20,
+            saturation: 0,
+            contrast: 0,
+            sharpness: 0,
+            hdr: { intensity: 60, stitching: false },
+          },
+        },
+      },
     ],
     ['dpi written', { output: { metadata: { dpi: 300 } } }, JPEG, { dpi: 300 }],
     [

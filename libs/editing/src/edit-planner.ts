@@ -1,6 +1,5 @@
 import { isOutputMediaType, MEDIA_TYPES, outputCapabilities, ServiceException } from '@app/common';
 import type {
-  AdjustPlan,
   ColourPlan,
   DetectedFace,
   EditPlan,
@@ -18,7 +17,7 @@ import { planIdentityCrop } from './privacy-plan';
 import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
-import { editOperations } from './operations/operation-registry';
+import { editOperations } from './operations';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
@@ -119,18 +118,6 @@ function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
   const problem = cmykProblem(format, request.output.format !== undefined);
   if (problem) throw ServiceException.validation({ 'output.metadata.color_space': [problem] });
   return { space: 'cmyk', profile: space.color_profile };
-}
-
-function adjustPlan(request: EditRequest): AdjustPlan | undefined {
-  const a = request.operations.adjustments;
-  if (!a) return undefined;
-  return {
-    exposure: a.exposure ?? 0,
-    saturation: a.saturation ?? 0,
-    contrast: a.contrast ?? 0,
-    sharpness: a.sharpness ?? 0,
-    ...(a.hdr && { hdr: { intensity: a.hdr.intensity, stitching: a.hdr.stitching } }),
-  };
 }
 
 function checkSize(field: string, size: Dimensions, limit: number, what: string): void {
@@ -284,8 +271,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
     throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
   }
-  const adjust = adjustPlan(request);
-  if (adjust) plan.adjust = adjust;
   const style = planStyleTransfer(request);
   if (style) plan.styleTransfer = style;
   const dpi = request.output.metadata?.dpi;

@@ -35,21 +35,6 @@ export interface Resizing {
   fit: Fit;
 }
 
-/** Intensity 0..100. */
-export interface Hdr {
-  intensity: number;
-  stitching: boolean;
-}
-
-/** Exposure, saturation and contrast -100..100; sharpness 0..100; absent is no change. */
-export interface Adjustments {
-  hdr?: Hdr;
-  exposure?: number;
-  saturation?: number;
-  contrast?: number;
-  sharpness?: number;
-}
-
 /** What to keep: a category of object, or an object described in 3..128 characters. */
 export type ObjectSelection = { category: ObjectCategory } | { selective: { object_to_keep: string } };
 export type BackgroundRemoval = ObjectSelection & { clipping: boolean };
@@ -84,7 +69,6 @@ export interface Generative {
 export interface EditOperations {
   restorations?: Restorations;
   resizing?: Resizing;
-  adjustments?: Adjustments;
   background?: Background;
   padding?: SideLengths;
   privacy?: Privacy;

@@ -66,7 +66,7 @@ describe('parseEditRequest: the request as a whole', () => {
   it('accepts the DTO instance the global pipe hands to the controller', () => {
     const body = plainToInstance(EditRequestDto, { input: INPUT, operations: { adjustments: { hdr: 60 } } });
     expect(parseEditRequest(body, { input: 'required' }).operations).toEqual({
-      adjustments: { hdr: { intensity: 60, stitching: false } },
+      registered: { adjustments: { hdr: { intensity: 60, stitching: false } } },
     });
   });
 

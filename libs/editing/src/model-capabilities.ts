@@ -1,6 +1,6 @@
 import { ServiceException } from '@app/common';
 import type { EditRequest } from './edit-request.model';
-import { editOperations } from './operations/operation-registry';
+import { editOperations } from './operations';
 
 /** What the operations that need a model ask of the service, one name per kind of model. */
 export const MODEL_CAPABILITIES = [

@@ -54,7 +54,10 @@ export interface HdrPlan {
   stitching: boolean;
 }
 
-/** Global adjustments, each -100..100 (sharpness 0..100); 0 is the identity. */
+/**
+ * Global adjustments, each -100..100 (sharpness 0..100); 0 is the identity. The part of the registered
+ * `adjustments` operation (libs/editing, operations/adjustments/), run by adjust.operation.ts's `adjust`.
+ */
 export interface AdjustPlan {
   exposure: number;
   saturation: number;
@@ -168,7 +171,6 @@ export interface EditPlan {
   resize?: ResizePlan;
   /** Resizing by `fit: outpaint` (then `resize` is absent). */
   outpaint?: OutpaintPlan;
-  adjust?: AdjustPlan;
   styleTransfer?: StyleTransferPlan;
   encode: EncodePlan;
   colour: ColourPlan;

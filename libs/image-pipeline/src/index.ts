@@ -4,6 +4,7 @@ export * from './image-pipeline.module';
 export { PIPELINE_PHASES, type EditAssets, type PipelinePhase, type StepContext } from './operations/pipeline-step';
 export { registerStep, registeredSteps, type RegisteredStep } from './operations/registered-steps';
 export { pipelineSteps } from './pipeline-steps';
+export { adjust } from './operations/adjust.operation';
 export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';

@@ -13,7 +13,7 @@ const upscaled = (width: number, height: number): EditPlan => ({
   ...JPEG_OUT,
   resize: { mode: 'scale', width, height, upscale: { mode: 'photo' } },
 });
-const adjusted: EditPlan = { ...JPEG_OUT, adjust: { exposure: 0, saturation: 0, contrast: 30, sharpness: 0 } };
+const flattened: EditPlan = { ...JPEG_OUT, flatten: { r: 255, g: 255, b: 255, alpha: 1 } };
 const webp: EditPlan = { encode: { format: 'webp', quality: 75, lossless: false }, colour: { space: 'auto' } };
 
 /** 1024 x 1024 pixels: one 8-bit RGBA frame is 4 MiB. */
@@ -29,7 +29,7 @@ describe('estimatePixelMemory', () => {
     { name: 'AVIF, decoded whole by libheif', probe: probe('avif'), plan: JPEG_OUT, mib: 20 },
     { name: 'HEIC, decoded whole on a worker thread', probe: probe('heic'), plan: resized(512, 512), mib: 24 },
     { name: 'BMP, copied and decoded on a worker thread', probe: probe('bmp'), plan: JPEG_OUT, mib: 28 },
-    { name: 'adjustments hold the whole image twice more', probe: probe('jpeg'), plan: adjusted, mib: 16 },
+    { name: 'a materialising step holds the whole image twice more', probe: probe('jpeg'), plan: flattened, mib: 16 },
     { name: '16-bit input counts twice', probe: probe('png', 'rgb16'), plan: JPEG_OUT, mib: 16 },
     { name: 'an enlarged result is the frame', probe: probe('jpeg'), plan: resized(2048, 2048), mib: 32 },
     { name: 'WebP output adds the result', probe: probe('jpeg'), plan: webp, mib: 12 },

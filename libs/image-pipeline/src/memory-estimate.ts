@@ -15,8 +15,8 @@
  *   (libheif in WebAssembly: the input copied to the thread, the decoder's planes, RGBA handed to sharp), 5.1:
  *   six; BMP (a canonical copy of the input, the decoder's RGBA, the RGB handed to sharp) 6.9 with its input's
  *   bytes: seven;
- * - a plan that needs the whole image between stages (restorations, background, padding, adjustments, a
- *   registered operation that says so) adds two frames: the raw copy, the kernel's output and the next pipeline;
+ * - a plan that needs the whole image between stages (restorations, background, padding, a registered
+ *   operation that says so, such as adjustments) adds two frames: the raw copy, the kernel's output and the next pipeline;
  * - a registered operation (operations/registered-steps.ts) adds what its own `memory` answers;
  * - WebP and AVIF encoders take the whole result: one more output frame;
  * - super-resolution (upscale, polish) holds the network's output, `scale` times the input per side (2, 3 or 4: the
@@ -150,7 +150,6 @@ function materialises(plan: EditPlan): boolean {
     plan.blurBackground ||
     plan.flatten ||
     plan.padding ||
-    plan.adjust ||
     plan.outpaint ||
     plan.styleTransfer ||
     registeredParts(plan).some(({ step }) => step.materialises),

@@ -33,7 +33,6 @@ const ONLY: Record<string, EditPlan> = {
   flatten: { ...BASE, flatten: WHITE },
   padding: { ...BASE, padding: { top: 1, right: 2, bottom: 3, left: 4 }, paddingFill: WHITE },
   resize: { ...BASE, resize: { mode: 'scale', width: 10, height: 10 } },
-  adjust: { ...BASE, adjust: { exposure: 10, saturation: 0, contrast: 0, sharpness: 0 } },
 };
 
 const [, ...steps] = PIPELINE_STEPS;
@@ -56,8 +55,9 @@ describe('PIPELINE_STEPS', () => {
     const documented = documentedOrder();
     expect(documented).toHaveLength(10);
     expect(PIPELINE_PHASES).toEqual(documented);
-    // the overlay phase holds registered operations only (the watermark, registered by libs/editing): one here
-    registerStep({ name: 'mark', phase: 'overlay', assumes8BitSrgb: false, materialises: false, run: async (s) => s });
+    // the adjustments and overlay phases hold registered operations only (registered by libs/editing): one each here
+    for (const phase of ['adjustments', 'overlay'] as const)
+      registerStep({ name: phase, phase, assumes8BitSrgb: false, materialises: false, run: async (s) => s });
     const phases = pipelineSteps()
       .map((step) => step.phase)
       .filter((phase, i, all) => phase !== all[i - 1]);
@@ -105,7 +105,6 @@ describe('PIPELINE_STEPS', () => {
       'padding',
       'upscale',
       'resize',
-      'adjust',
       'encode',
     ]);
   });
@@ -162,7 +161,7 @@ describe('runSteps', () => {
     }
   });
 
-  it('keeps a 16-bit input in one pipeline for a resize, and converts it once for an adjustment', async () => {
+  it('keeps a 16-bit input in one pipeline for a resize, and converts it once for a step that assumes 8 bits', async () => {
     const { context } = await sixteenBit();
     const asked: boolean[] = [];
     const spy: DecodeStep = {
@@ -173,7 +172,7 @@ describe('runSteps', () => {
       },
     };
     await runSteps({ ...context, plan: ONLY.resize }, [spy, ...steps]);
-    await runSteps({ ...context, plan: { ...ONLY.resize, adjust: ONLY.adjust.adjust } }, [spy, ...steps]);
+    await runSteps({ ...context, plan: { ...ONLY.resize, flatten: WHITE } }, [spy, ...steps]);
     expect(asked).toEqual([false, true]);
   });
 });

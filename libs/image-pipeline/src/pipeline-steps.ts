@@ -1,4 +1,3 @@
-import { adjustStep } from './operations/adjust.operation';
 import { blurBackgroundStep } from './operations/background-blur.operation';
 import { removeBackgroundStep } from './operations/background-removal.operation';
 import { decodeStep } from './operations/decode.operation';
@@ -36,7 +35,6 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   upscaleStep,
   resizeStep,
   outpaintStep,
-  adjustStep,
   styleTransferStep,
   encodeStep,
 ];

@@ -455,40 +455,6 @@ export type ResizingDto = {
   fit?: 'crop' | 'bounds' | 'cover' | 'canvas' | 'outpaint' | CropFitDto | BoxFitDto | OutpaintFitDto;
 };
 
-export type HdrDto = {
-  /**
-   * 0 is no change.
-   */
-  intensity?: number;
-  /**
-   * Stitches the left and right edges (360° panoramas).
-   */
-  stitching?: boolean;
-};
-
-export type AdjustmentsDto = {
-  /**
-   * Local tone mapping: an intensity 0..100 (100 recommended), or `{"intensity", "stitching"}`. `60` means `{"intensity": 60, "stitching": false}`.
-   */
-  hdr?: number | HdrDto;
-  /**
-   * 0 is no change.
-   */
-  exposure?: number;
-  /**
-   * 0 is no change.
-   */
-  saturation?: number;
-  /**
-   * 0 is no change.
-   */
-  contrast?: number;
-  /**
-   * 0 is no change.
-   */
-  sharpness?: number;
-};
-
 export type CategoryRemovalDto = {
   /**
    * Kind of main object to keep: `general`, `products` or `cars`. Not together with `selective`.
@@ -598,6 +564,40 @@ export type GenerativeDto = {
   style_transfer?: StyleTransferDto;
 };
 
+export type HdrDto = {
+  /**
+   * 0 is no change.
+   */
+  intensity?: number;
+  /**
+   * Stitches the left and right edges (360° panoramas).
+   */
+  stitching?: boolean;
+};
+
+export type AdjustmentsDto = {
+  /**
+   * Local tone mapping: an intensity 0..100 (100 recommended), or `{"intensity", "stitching"}`. `60` means `{"intensity": 60, "stitching": false}`.
+   */
+  hdr?: number | HdrDto;
+  /**
+   * 0 is no change.
+   */
+  exposure?: number;
+  /**
+   * 0 is no change.
+   */
+  saturation?: number;
+  /**
+   * 0 is no change.
+   */
+  contrast?: number;
+  /**
+   * 0 is no change.
+   */
+  sharpness?: number;
+};
+
 export type WatermarkOffsetDto = {
   x?: number;
   y?: number;
@@ -648,7 +648,6 @@ export type OperationsDto = {
    * Both width and height absent: the size is unchanged.
    */
   resizing?: ResizingDto;
-  adjustments?: AdjustmentsDto;
   background?: BackgroundDto;
   /**
    * Space added around the image, filled with the background colour: "N%" or "N% M%" (each at most 50%), or "Npx" or "Npx Mpx" (whole pixels); with two values the first is horizontal, the second vertical; or four pixel values "Tpx Rpx Bpx Lpx". Each value at most 50% of the image side.
@@ -656,6 +655,10 @@ export type OperationsDto = {
   padding?: string;
   privacy?: PrivacyDto;
   generative?: GenerativeDto;
+  /**
+   * Global adjustments after resizing: HDR, exposure, saturation, contrast, sharpness.
+   */
+  adjustments?: AdjustmentsDto;
   /**
    * A watermark over the final image (after resizing and padding, before encoding): `{"image": URL or storage reference}` or `{"text", "color"?, "font_size"?}`, with `position`, `offset`, `scale`, `opacity` and `tile`.
    */

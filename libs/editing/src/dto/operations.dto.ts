@@ -1,9 +1,8 @@
-import { ApiExtraModels, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { BackgroundDto } from './background.dto';
 import {
-  IsIntegerIn,
   IsLocation,
   IsNumberIn,
   IsSideLengths,
@@ -47,57 +46,6 @@ export class RestorationsDto {
   @IsOptional()
   @IsBoolean()
   polish?: boolean;
-}
-
-export class HdrDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 100, default: 100, description: '0 is no change.' })
-  @IsOptional()
-  @IsIntegerIn(0, 100)
-  intensity?: number;
-
-  @ApiPropertyOptional({
-    type: Boolean,
-    default: false,
-    description: 'Stitches the left and right edges (360° panoramas).',
-  })
-  @IsOptional()
-  @IsBoolean()
-  stitching?: boolean;
-}
-
-const SIGNED_ADJUSTMENT = { type: 'integer', minimum: -100, maximum: 100, description: '0 is no change.' } as const;
-
-@ApiExtraModels(HdrDto)
-export class AdjustmentsDto {
-  @ApiPropertyOptional({
-    oneOf: [{ type: 'integer', minimum: 0, maximum: 100 }, { $ref: getSchemaPath(HdrDto) }],
-    description:
-      'Local tone mapping: an intensity 0..100 (100 recommended), or `{"intensity", "stitching"}`. `60` means `{"intensity": 60, "stitching": false}`.',
-    example: 100,
-  })
-  // A union: resolved (integer or object) and validated in operations.resolver.ts.
-  @Allow()
-  hdr?: number | HdrDto;
-
-  @ApiPropertyOptional(SIGNED_ADJUSTMENT)
-  @IsOptional()
-  @IsIntegerIn(-100, 100)
-  exposure?: number;
-
-  @ApiPropertyOptional(SIGNED_ADJUSTMENT)
-  @IsOptional()
-  @IsIntegerIn(-100, 100)
-  saturation?: number;
-
-  @ApiPropertyOptional(SIGNED_ADJUSTMENT)
-  @IsOptional()
-  @IsIntegerIn(-100, 100)
-  contrast?: number;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 100, description: '0 is no change.' })
-  @IsOptional()
-  @IsIntegerIn(0, 100)
-  sharpness?: number;
 }
 
 export class PrivacyDto {
@@ -179,7 +127,7 @@ export class GenerativeDto {
 }
 
 /**
- * The operations of one edit. Groups that hold a union (resizing, adjustments, background) are walked by
+ * The operations of one edit. Groups that hold a union (resizing, background) are walked by
  * operations.resolver.ts; every group is an object with no other members.
  */
 export class OperationsDto {
@@ -193,10 +141,6 @@ export class OperationsDto {
   })
   @Allow()
   resizing?: ResizingDto;
-
-  @ApiPropertyOptional({ type: () => AdjustmentsDto })
-  @Allow()
-  adjustments?: AdjustmentsDto;
 
   @ApiPropertyOptional({ type: () => BackgroundDto })
   @Allow()

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../../../../test/helpers/rejected';
 import { parseEditRequest } from '../edit-request';
+import '../operations';
 import type { EditOperations, Resizing, SideLengths } from '../edit-request.model';
 
 const INPUT = 'https://images.example.com/shoe.jpg';
@@ -103,21 +104,25 @@ describe('operations normalise', () => {
       { restorations: { upscale: 'faces', decompress: 'auto', polish: true } },
     ],
     ['empty restorations', { restorations: {} }, { restorations: { polish: false } }],
-    ['hdr as an integer', { adjustments: { hdr: 60 } }, { adjustments: { hdr: { intensity: 60, stitching: false } } }],
+    [
+      'hdr as an integer',
+      { adjustments: { hdr: 60 } },
+      { registered: { adjustments: { hdr: { intensity: 60, stitching: false } } } },
+    ],
     [
       'hdr as an empty object',
       { adjustments: { hdr: {} } },
-      { adjustments: { hdr: { intensity: 100, stitching: false } } },
+      { registered: { adjustments: { hdr: { intensity: 100, stitching: false } } } },
     ],
     [
       'hdr as an object',
       { adjustments: { hdr: { intensity: 0, stitching: true } } },
-      { adjustments: { hdr: { intensity: 0, stitching: true } } },
+      { registered: { adjustments: { hdr: { intensity: 0, stitching: true } } } },
     ],
     [
       'adjustments at their bounds',
       { adjustments: { exposure: -100, saturation: 100, contrast: 0, sharpness: 100 } },
-      { adjustments: { exposure: -100, saturation: 100, contrast: 0, sharpness: 100 } },
+      { registered: { adjustments: { exposure: -100, saturation: 100, contrast: 0, sharpness: 100 } } },
     ],
     ['padding N%', { padding: '50%' }, { padding: sides('percent', 50, 50, 50, 50) }],
     ['padding N% M%', { padding: '10% 5%' }, { padding: sides('percent', 5, 10, 5, 10) }],

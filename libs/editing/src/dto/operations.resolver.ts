@@ -1,12 +1,10 @@
 import type {
-  Adjustments,
   Background,
   BackgroundBlur,
   BackgroundRemoval,
   EditOperations,
   Fit,
   Generative,
-  Hdr,
   ObjectSelection,
   Privacy,
   Resizing,
@@ -14,7 +12,7 @@ import type {
   StyleTransfer,
 } from '../edit-request.model';
 import { DEFAULT_FIT } from '../edit-rules';
-import { editOperations } from '../operations/operation-registry';
+import { editOperations } from '../operations';
 import {
   BackgroundDto,
   CategoryBlurDto,
@@ -44,15 +42,7 @@ import {
   type Parsed,
   type Size,
 } from './edit-values';
-import {
-  AdjustmentsDto,
-  GenerativeDto,
-  HdrDto,
-  OperationsDto,
-  PrivacyDto,
-  RestorationsDto,
-  StyleTransferDto,
-} from './operations.dto';
+import { GenerativeDto, OperationsDto, PrivacyDto, RestorationsDto, StyleTransferDto } from './operations.dto';
 import {
   BoxFitDto,
   CropFitDto,
@@ -76,7 +66,6 @@ const FIT_CLASSES: Record<FitType, DtoClass<CropFitDto | BoxFitDto | OutpaintFit
 const REMOVAL_CLASSES = { category: CategoryRemovalDto, selective: SelectiveRemovalDto } as const;
 const BLUR_CLASSES = { category: CategoryBlurDto, selective: SelectiveBlurDto } as const;
 
-const DEFAULT_HDR: Hdr = { intensity: 100, stitching: false };
 const DEFAULT_BLUR = { type: 'regular', level: 'medium' } as const;
 const DEFAULT_STYLE = { style_strength: 0.75, denoising_strength: 0.75, depth_strength: 1 } as const;
 
@@ -139,28 +128,6 @@ function readResizing(raw: unknown, path: string, issues: Issues): Resizing | un
   const sizesValid = !issues.has(pathOf(path, 'width')) && !issues.has(pathOf(path, 'height'));
   if (fit && sizesValid) checkSizes(width, height, fit, path, issues);
   return fit && !issues.has(path) ? compact({ width, height, fit }) : undefined;
-}
-
-/** `hdr`: an intensity 0..100, or `{intensity (default 100), stitching (default false)}`. */
-function readHdr(raw: unknown, path: string, issues: Issues): Hdr | undefined {
-  if (isPlainObject(raw)) {
-    const dto = validateShape(HdrDto, raw, path, issues);
-    if (!dto || issues.has(path)) return undefined;
-    return { intensity: dto.intensity ?? DEFAULT_HDR.intensity, stitching: dto.stitching ?? DEFAULT_HDR.stitching };
-  }
-  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw <= 100) {
-    return { intensity: raw, stitching: false };
-  }
-  issues.add(path, 'hdr must be an integer from 0 to 100, or an object {intensity, stitching}');
-  return undefined;
-}
-
-function readAdjustments(raw: unknown, path: string, issues: Issues): Adjustments | undefined {
-  const dto = validateShape(AdjustmentsDto, raw, path, issues);
-  if (!dto) return undefined;
-  const { exposure, saturation, contrast, sharpness } = dto;
-  const hdr = absent(dto.hdr) ? undefined : readHdr(dto.hdr, pathOf(path, 'hdr'), issues);
-  return issues.has(path) ? undefined : compact({ hdr, exposure, saturation, contrast, sharpness });
 }
 
 type SelectionClasses<C, S> = { category: DtoClass<C>; selective: DtoClass<S> };
@@ -270,7 +237,6 @@ type GroupName = Exclude<keyof EditOperations, 'padding' | 'registered'>;
 const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
   restorations: readRestorations,
   resizing: readResizing,
-  adjustments: readAdjustments,
   background: readBackground,
   privacy: readPrivacy,
   generative: readGenerative,
@@ -298,8 +264,9 @@ function readRegistered(dto: Record<string, unknown>, path: string, issues: Issu
     const raw = dto[operation.name];
     if (absent(raw)) continue;
     const at = pathOf(path, operation.name);
+    // read even when the class found problems, so that one 422 lists those its rules across members find too
     const shaped = validateShape(operation.dto, raw, at, issues);
-    if (!shaped || issues.has(at)) continue;
+    if (!shaped) continue;
     const value = operation.read(shaped, at, issues);
     if (value !== undefined && !issues.has(at)) values[operation.name] = value;
   }

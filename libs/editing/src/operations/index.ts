@@ -1,4 +1,5 @@
 import { registerEditOperation } from './operation-registry';
+import { adjustmentsOperation } from './adjustments/adjustments.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
 /**
@@ -6,7 +7,8 @@ import { watermarkOperation } from './watermark/watermark.operation';
  * listed here once. Registering adds its member to the request's schema and the OpenAPI document, and its step to
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
-for (const operation of [watermarkOperation]) registerEditOperation(operation);
+registerEditOperation(adjustmentsOperation);
+registerEditOperation(watermarkOperation);
 
 export { editOperations } from './operation-registry';
 export type { EditOperation, OperationPlanContext } from './edit-operation';

@@ -1,6 +1,5 @@
 import type { AdjustPlan, HdrPlan } from '../edit-plan';
 import type { PixelPool } from '../workers/pixel-pool';
-import type { PipelineStep } from './pipeline-step';
 import { fromRaw, materialize, ready, toRaw, type StageImage } from './stage';
 
 /**
@@ -66,12 +65,3 @@ export async function adjust(current: StageImage, plan: AdjustPlan, pool: Pick<P
   }
   return { ...stage, image, fresh: false };
 }
-
-/** Adjustments, after resizing: they work on the pixels of the output's size. */
-export const adjustStep: PipelineStep<AdjustPlan> = {
-  name: 'adjust',
-  phase: 'adjustments',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.adjust,
-  run: (stage, plan, { pool }) => adjust(stage, plan, pool),
-};
