@@ -5,6 +5,7 @@ import { isTransientDatabaseError } from './database-file';
 import { dataSourceOptions, openDataSource, type DatabaseOpening } from './data-source';
 import { DatabaseHealth } from './database-health';
 import { KeyRows } from './repositories/key-rows';
+import { ScheduleRows } from './repositories/schedule-rows';
 import { StorageRows } from './repositories/storage-rows';
 import { WebhookSecretRows } from './repositories/webhook-secret-rows';
 import { ENTITIES } from './entities';
@@ -20,8 +21,8 @@ class DatabaseConnectionModule {}
  */
 @Module({
   imports: [TypeOrmModule.forFeature(ENTITIES)],
-  providers: [DatabaseHealth, KeyRows, StorageRows, WebhookSecretRows],
-  exports: [TypeOrmModule, DatabaseHealth, KeyRows, StorageRows, WebhookSecretRows],
+  providers: [DatabaseHealth, KeyRows, ScheduleRows, StorageRows, WebhookSecretRows],
+  exports: [TypeOrmModule, DatabaseHealth, KeyRows, ScheduleRows, StorageRows, WebhookSecretRows],
 })
 export class DatabaseModule {
   /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */

@@ -5,5 +5,6 @@ export * from './database-health';
 export * from './database-file';
 export * from './key-quota';
 export * from './repositories/key-rows';
+export * from './repositories/schedule-rows';
 export * from './repositories/storage-rows';
 export * from './repositories/webhook-secret-rows';

@@ -13,6 +13,15 @@ export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['DONE', 'ERROR', 'CAN
 
 export const isFinalTaskStatus = (status: TaskStatus): boolean => FINAL_TASK_STATUSES.includes(status);
 
+/** The statuses of a task that has not ended. */
+export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING', 'PAUSED'];
+
+/**
+ * The statuses of a task whose items the scheduler hands to the queue and counts against its account's places: a
+ * PAUSED task holds none (its items already in the queue wait there without running: TaskRunner.runItem).
+ */
+export const SCHEDULED_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
+
 /** `batch`: a folder or a list of inputs; `async`: one image, edited in the background. */
 export type TaskKind = 'batch' | 'async';
 

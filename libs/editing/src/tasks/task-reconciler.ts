@@ -6,11 +6,10 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { AppConfig, taskReconciled, type ReconciledWork } from '@app/common';
-import type { EditTaskEntity } from '@app/database';
+import { ScheduleRows, type EditTaskEntity } from '@app/database';
 import { BullMqTaskQueue } from './bullmq-task-queue';
 import { failureMessage } from './task-failure';
 import { taskJobId } from './task-queue';
-import { ScheduleStore } from './schedule-store';
 import { TaskScheduler } from './task-scheduler';
 import { TaskStore } from './task-store';
 
@@ -73,7 +72,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly queue: BullMqTaskQueue,
     private readonly store: TaskStore,
-    private readonly schedule: ScheduleStore,
+    private readonly schedule: ScheduleRows,
     private readonly scheduler: TaskScheduler,
   ) {}
 

@@ -159,7 +159,7 @@ export class TaskRunner {
       if (isTransient(error) && !finalAttempt) {
         await this.store.recordFailedAttempt(item.id, failureMessage(error));
         ended('retry');
-        // While it waits for its retry the item holds no place in the queue (ScheduleStore.queuedCount).
+        // While it waits for its retry the item holds no place in the queue (ScheduleRows.queuedCount).
         await this.scheduler.topUp(task.accountId);
         throw error;
       }
@@ -173,7 +173,7 @@ export class TaskRunner {
 
   /**
    * PROCESSING -> PAUSED (its output store fails): its places in the queue go to its account's other tasks at once
-   * (a PAUSED task holds none: ScheduleStore.activeTasks), and PausedTaskProber resumes or ends it.
+   * (a PAUSED task holds none: ScheduleRows' activeTasks), and PausedTaskProber resumes or ends it.
    */
   private async pause(task: EditTaskEntity, destination: string | undefined, failure: string): Promise<void> {
     const until = new Date(Date.now() + this.config.taskStorePauseMaxMs);

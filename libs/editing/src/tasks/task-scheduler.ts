@@ -1,10 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '@app/common';
-import type { EditTaskEntity } from '@app/database';
+import { ScheduleRows, type EditTaskEntity, type LockedSchedule } from '@app/database';
 import { TaskQueue } from './task-queue';
-import { ScheduleStore } from './schedule-store';
 import { TaskStore } from './task-store';
 
 type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
@@ -16,10 +13,10 @@ type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
  * account up again, so an account with a huge batch holds only a bounded share of the queue, and the first items
  * of an account that comes later are near its head.
  *
- * Race safety: items are handed over by a conditional UPDATE (ScheduleStore.claim), so none is queued twice, and a
+ * Race safety: items are handed over by a conditional UPDATE (ScheduleRows' claim), so none is queued twice, and a
  * job id is the item's (an item already in BullMQ is not added again). Top-ups of one account run one at a time:
- * in a process by a chain of promises, and across processes (PostgreSQL) under a row lock on the account, so
- * that the counts they read are not stale.
+ * in a process by a chain of promises, and across processes (PostgreSQL) under a row lock on the account
+ * (ScheduleRows.underAccountLock), so that the counts they read are not stale.
  */
 @Injectable()
 export class TaskScheduler {
@@ -29,9 +26,8 @@ export class TaskScheduler {
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: TaskStore,
-    private readonly schedule: ScheduleStore,
+    private readonly schedule: ScheduleRows,
     private readonly queue: TaskQueue,
   ) {}
 
@@ -88,14 +84,7 @@ export class TaskScheduler {
   }
 
   private async topUpNow(accountId: number): Promise<void> {
-    const revoked =
-      this.dataSource.options.type === 'postgres'
-        ? await this.dataSource.transaction(async (manager) => {
-            // Serialises the top-ups of one account across processes until the transaction ends.
-            await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-            return this.handOver(accountId, manager);
-          })
-        : await this.handOver(accountId);
+    const revoked = await this.schedule.underAccountLock(accountId, (locked) => this.handOver(accountId, locked));
     if (revoked.length === 0) return;
     // A key revoked where no task service runs (the keys CLI): its tasks end here, and their share goes to the rest.
     for (const id of revoked) {
@@ -112,9 +101,9 @@ export class TaskScheduler {
    * (harmless: a run reads the item, and a later hand-over of it adds a known job id), never marked items without
    * a job, which would hold their task's places for good.
    */
-  private async handOver(accountId: number, manager?: EntityManager): Promise<number[]> {
+  private async handOver(accountId: number, locked: LockedSchedule): Promise<number[]> {
     const perTask = this.config.taskOutstandingPerTask;
-    const tasks = await this.schedule.activeTasks(accountId, perTask, manager);
+    const tasks = await locked.activeTasks(accountId, perTask);
     const revoked = tasks.filter((task) => task.keyRevoked).map((task) => task.id);
     const live = tasks.filter((task) => !task.keyRevoked);
     let room = this.config.taskOutstandingPerAccount - live.reduce((sum, task) => sum + task.queued, 0);
@@ -126,7 +115,7 @@ export class TaskScheduler {
       wanted.set(task.id, count);
       room -= count;
     }
-    const queued = await this.schedule.claim(wanted, manager);
+    const queued = await locked.claim(wanted);
     for (const [taskId, seqs] of queued) await this.queue.addItems(taskId, seqs);
     return revoked;
   }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { tasksEnded } from '@app/common';
 import {
+  ACTIVE_TASK_STATUSES,
   callsLeft,
   chargeKeyCalls,
   EditTaskEntity,
@@ -56,15 +57,6 @@ const NEXT: Record<TaskStatus, TaskStatus[]> = {
   ERROR: [],
   CANCELLED: [],
 };
-
-/** The statuses of a task that has not ended. */
-export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING', 'PAUSED'];
-
-/**
- * The statuses of a task whose items the scheduler hands to the queue and counts against its account's places: a
- * PAUSED task holds none (its items already in the queue wait there without running: TaskRunner.runItem).
- */
-export const SCHEDULED_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
 
 /**
  * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,

@@ -1,7 +1,7 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '@app/common';
-import { EditTaskEntity, EditTaskItemEntity } from '@app/database';
+import { DatabaseModule, EditTaskEntity, EditTaskItemEntity } from '@app/database';
 import { StorageModule } from '@app/storage';
 import { EditingModule } from '../editing.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -13,7 +13,6 @@ import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskReconciler } from './task-reconciler';
 import { TaskRunner } from './task-runner';
-import { ScheduleStore } from './schedule-store';
 import { TaskScheduler } from './task-scheduler';
 import { TaskService } from './task-service';
 import { TaskStore } from './task-store';
@@ -35,13 +34,13 @@ export class TasksModule {
       module: TasksModule,
       imports: [
         TypeOrmModule.forFeature([EditTaskEntity, EditTaskItemEntity]),
+        DatabaseModule,
         StorageModule,
         EditingModule,
         WebhooksModule,
       ],
       providers: [
         TaskStore,
-        ScheduleStore,
         TaskScheduler,
         TaskBodies,
         TaskRunner,

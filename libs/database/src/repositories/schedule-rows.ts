@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository, type EntityManager } from 'typeorm';
-import { ApiKeyEntity, EditTaskEntity, EditTaskItemEntity, FINAL_TASK_STATUSES } from '@app/database';
-import { ACTIVE_TASK_STATUSES, SCHEDULED_TASK_STATUSES } from './task-store';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, IsNull, Repository, type EntityManager } from 'typeorm';
+import {
+  ACTIVE_TASK_STATUSES,
+  ApiKeyEntity,
+  EditTaskEntity,
+  EditTaskItemEntity,
+  FINAL_TASK_STATUSES,
+  SCHEDULED_TASK_STATUSES,
+} from '../entities';
 
 /** A task's pending items: handed to the queue, or waiting in the database for their turn. */
 export interface PendingItems {
@@ -20,27 +26,53 @@ export interface ActiveTask extends PendingItems {
 }
 
 /**
- * The scheduler's reads and claims (TaskScheduler, docs/batch.md "Scheduling"): an account's running tasks with each
- * task's items in the queue and waiting, and the conditional hand-over of items to the queue, one statement each
- * however many tasks the account has. Each takes the
- * scheduler's transaction (`manager`) when it holds one. Also the reconciler's keyset pages of the tasks whose work
- * should be in the queue (TaskReconciler).
+ * What a top-up reads and claims under its account's lock (ScheduleRows.underAccountLock): the account's running
+ * tasks, and the hand-over of items to the queue.
+ */
+export interface LockedSchedule {
+  activeTasks(accountId: number, cap: number): Promise<ActiveTask[]>;
+  claim(wanted: Map<number, number>): Promise<Map<number, number[]>>;
+}
+
+/**
+ * The scheduler's rows (TaskScheduler in libs/editing, docs/batch.md "Scheduling"): an account's running tasks with
+ * each task's items in the queue and waiting, and the conditional hand-over of items to the queue, one statement
+ * each however many tasks the account has, under the account's lock. Also the reconciler's keyset pages of the tasks
+ * whose work should be in the queue (TaskReconciler).
  */
 @Injectable()
-export class ScheduleStore {
+export class ScheduleRows {
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(EditTaskEntity) private readonly tasks: Repository<EditTaskEntity>,
     @InjectRepository(EditTaskItemEntity) private readonly items: Repository<EditTaskItemEntity>,
   ) {}
+
+  /**
+   * Runs `work` with the account's top-ups serialised across processes: in PostgreSQL inside a transaction that
+   * holds the account's row lock (SELECT ... FOR UPDATE) until it ends, so that the counts it reads are not stale;
+   * in SQLite (one process) as it is.
+   */
+  underAccountLock<T>(accountId: number, work: (schedule: LockedSchedule) => Promise<T>): Promise<T> {
+    const within = (manager?: EntityManager): LockedSchedule => ({
+      activeTasks: (id, cap) => this.activeTasks(id, cap, manager),
+      claim: (wanted) => this.claim(wanted, manager),
+    });
+    if (this.dataSource.options.type !== 'postgres') return work(within());
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      return work(within(manager));
+    });
+  }
 
   /**
    * The account's tasks that have not ended, oldest first (the order their items are queued in), each with whether
    * its key was revoked and its pending items: how many are in the queue, and how many wait (counted up to `cap`,
    * all a top-up can use). One grouped statement however many tasks the account has (TASK_ACTIVE_PER_ACCOUNT bounds
    * them); each count is an index range (IDX_edit_task_items_task_queue) of at most a few rows, so a top-up costs
-   * the same at the first item of a 50,000-item task as at its last. `manager`: the scheduler's transaction.
+   * the same at the first item of a 50,000-item task as at its last. `manager`: the account lock's transaction.
    */
-  async activeTasks(accountId: number, cap: number, manager?: EntityManager): Promise<ActiveTask[]> {
+  private async activeTasks(accountId: number, cap: number, manager?: EntityManager): Promise<ActiveTask[]> {
     const rows: {
       id: number | string;
       revoked: boolean | number | null;
@@ -82,9 +114,8 @@ export class ScheduleStore {
    * range): those queued, less those whose last run failed and that wait for their retry (`error` set), which hold
    * none (docs/batch.md, "Retries"), so that a failing item does not keep its account's other work waiting.
    */
-  queuedCount(taskId: number, manager?: EntityManager): Promise<number> {
-    const items = (manager ?? this.items.manager).getRepository(EditTaskItemEntity);
-    return items.countBy({ taskId, status: 'PENDING', queued: true, error: IsNull() });
+  queuedCount(taskId: number): Promise<number> {
+    return this.items.countBy({ taskId, status: 'PENDING', queued: true, error: IsNull() });
   }
 
   /**
@@ -93,7 +124,7 @@ export class ScheduleStore {
    * top-up claims for at most TASK_OUTSTANDING_PER_ACCOUNT tasks), so that two processes never both hand one item
    * over and a top-up's statements do not grow with the account's tasks.
    */
-  async claim(wanted: Map<number, number>, manager?: EntityManager): Promise<Map<number, number[]>> {
+  private async claim(wanted: Map<number, number>, manager?: EntityManager): Promise<Map<number, number[]>> {
     const claimed = new Map<number, number[]>();
     const entries = [...wanted].filter(([, limit]) => limit > 0);
     if (entries.length === 0) return claimed;
