@@ -13,8 +13,7 @@ import {
   ServiceException,
   type AppConfig,
 } from '@app/common';
-import { DataSource } from 'typeorm';
-import { DatabaseModule, DatabaseUnusableError, describeDatabase, SCOPES, type Scope } from '@app/database';
+import { DatabaseHealth, DatabaseModule, DatabaseUnusableError, SCOPES, type Scope } from '@app/database';
 import { CreateKeyDto, ListKeysQueryDto, toCreateKeyInput } from '../auth/dto/create-key.dto';
 import { toKeyResponse, type KeyResponseDto } from '../auth/dto/key-response.dto';
 import { KeysService } from '../auth/keys.service';
@@ -147,9 +146,7 @@ async function run(argv: string[]): Promise<void> {
   });
   try {
     // On stderr, so that `list --json` stays parseable: which database a wrong DATA_DIR would have shown.
-    const { options } = app.get(DataSource);
-    const where = options.type === 'postgres' ? 'PostgreSQL ' : 'the SQLite database ';
-    process.stderr.write(`Using ${where}${describeDatabase(options)}\n`);
+    process.stderr.write(`Using ${app.get(DatabaseHealth).describe()}\n`);
     const keys = app.get(KeysService);
     if (input) {
       const created = await keys.create(input);
