@@ -138,26 +138,39 @@ export interface RunningApi extends RunningProcess {
   url: string;
 }
 
+/** What the API writes once it listens (apps/api/src/main.ts): a port answering before it is another process's. */
+const LISTENING = 'Atelier API listening on';
+
 /**
  * Starts the built API as its own process on loopback and waits until it is live: on `env.PORT` when given (a
- * restart on the port an earlier process had), else on a free port.
+ * restart on the port an earlier process had), else on a free port. Live means that the port answers and that
+ * this process says it listens: with test files running side by side, a port found free may be taken by another
+ * file's server before this process binds it (EADDRINUSE), and its health answer is not this process's; then it
+ * starts again on another port.
  */
 export async function startApiProcess(env: Environment, options: StartOptions = {}): Promise<RunningApi> {
-  const port = env.PORT ? Number(env.PORT) : await freePort();
-  const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', ...env, PORT: String(port) }, options);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (running.child.exitCode !== null) throw new Error(`API exited early:\n${running.output()}`);
-    try {
-      if ((await fetch(`${url}/health/live`)).ok) return { ...running, url };
-    } catch {
-      // not listening yet
+  for (let attempt = 1; ; attempt++) {
+    const port = env.PORT ? Number(env.PORT) : await freePort();
+    const running = startProcess(API_MAIN, [], { HOST: '127.0.0.1', ...env, PORT: String(port) }, options);
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (running.child.exitCode !== null) {
+        if (!env.PORT && attempt < 3 && running.output().includes('EADDRINUSE')) break;
+        throw new Error(`API exited early:\n${running.output()}`);
+      }
+      try {
+        if (running.output().includes(LISTENING) && (await fetch(`${url}/health/live`)).ok) return { ...running, url };
+      } catch {
+        // not listening yet
+      }
+      await new Promise((done) => setTimeout(done, 100));
     }
-    await new Promise((done) => setTimeout(done, 100));
+    if (running.child.exitCode === null) {
+      await running.stop();
+      throw new Error(`API did not start:\n${running.output()}`);
+    }
   }
-  await running.stop();
-  throw new Error(`API did not start:\n${running.output()}`);
 }
 
 /**
