@@ -41,6 +41,12 @@ beforeAll(async () => {
   images.put('/grey.png', await photo());
   images.put('/logo.png', await logo());
   images.put('/notes.png', Buffer.from('not an image, whatever its name says'));
+  images.put(
+    '/huge.png',
+    await sharp({ create: { width: 4100, height: 4100, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .png()
+      .toBuffer(),
+  );
   for (const [name, bucket] of [
     ['wmin', 'wm-in'],
     ['wmout', 'wm-out'],
@@ -199,6 +205,22 @@ describe('operations.watermark', () => {
     expect(notPicture.status, JSON.stringify(notPicture.body)).toBe(422);
     expect(notPicture.body.error_details['operations.watermark.image']).toEqual([
       'is not an image this service can read',
+    ]);
+  });
+
+  it('draws a very long, very large text within the image, and refuses a mark image over 4096 x 4096', async () => {
+    const image = await watermarked({ text: 'W'.repeat(200), font_size: 1000, position: 'north_west' });
+    const box = marked(image);
+    expect(box.count).toBeGreaterThan(0);
+    expect(box.right).toBeLessThan(400);
+    expect(box.bottom).toBeLessThan(300);
+    const huge = await editImage(app, {
+      input: images.url('/grey.png'),
+      operations: { watermark: { image: images.url('/huge.png') } },
+    });
+    expect(huge.status, JSON.stringify(huge.body)).toBe(422);
+    expect(huge.body.error_details['operations.watermark.image']).toEqual([
+      'must be an image of at most 16777216 pixels (it is 4100x4100)',
     ]);
   });
 

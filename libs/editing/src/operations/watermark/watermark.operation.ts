@@ -2,7 +2,7 @@ import { parseColour } from '../../dto/edit-values';
 import type { Issues } from '../../dto/dto-validation';
 import type { EditOperation } from '../edit-operation';
 import { WatermarkDto, type WatermarkPosition } from './watermark.dto';
-import { drawWatermark, type WatermarkPart } from './watermark.step';
+import { drawWatermark, MARK_MAX_PIXELS, type WatermarkPart } from './watermark.step';
 
 /** `operations.watermark` as the request resolves it: the mark, where it goes, how large and how opaque. */
 export interface Watermark {
@@ -89,8 +89,8 @@ export const watermarkOperation: EditOperation<Watermark, WatermarkPart> = {
     phase: 'overlay',
     assumes8BitSrgb: true,
     materialises: true,
-    // the mark, at most the output's size, and the composite's result
-    memory: (_part, { output }) => 2 * output * 4,
+    // the mark at the output's size at most and the composite's result; an image mark decoded whole first
+    memory: (part, { output }) => 2 * output * 4 + (part.mark.kind === 'image' ? MARK_MAX_PIXELS * 4 : 0),
     run: drawWatermark,
   },
 };

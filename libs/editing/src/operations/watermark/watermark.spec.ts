@@ -59,6 +59,18 @@ describe('watermarkOperation: the request read and planned', () => {
     expect(read({ text: 'x', color: 'transparent' }).issues['operations.watermark.color']).toBeDefined();
   });
 
+  it("counts an image mark's decoded pixels in its memory, and a text mark's at the output's size", () => {
+    const sizes = { frame: 4_000_000, output: 1_000_000 };
+    const part = (kind: 'image' | 'text') =>
+      watermarkOperation.plan(read(kind === 'image' ? { image: 'https://example.com/a.png' } : { text: 'x' }).result!, {
+        size: { width: 1000, height: 1000 },
+        format: 'png',
+        path: 'operations.watermark',
+      });
+    expect(watermarkOperation.step.memory!(part('text'), sizes)).toBe(8_000_000);
+    expect(watermarkOperation.step.memory!(part('image'), sizes)).toBe(8_000_000 + 4096 * 4096 * 4);
+  });
+
   it('plans the mark width from the final size and reads the image as an asset', () => {
     const value = read({ image: 'storage://brand/logo.png', scale: 0.25 }).result!;
     expect(watermarkOperation.asset!(value)).toEqual({

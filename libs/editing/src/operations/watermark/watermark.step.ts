@@ -26,6 +26,13 @@ interface Mark {
 const TILE_GAP = 0.5;
 /** A text without a size is drawn at this size, then scaled to its width. */
 const TEXT_DRAW_PX = 200;
+/**
+ * Most pixels of a watermark's image (4096 x 4096): its decoded RGBA is what the admission counts for it
+ * (watermark.operation.ts, `memory`), so a larger one is refused before its pixels are decoded.
+ */
+export const MARK_MAX_PIXELS = 4096 * 4096;
+/** A glyph is about this share of the font size wide: the estimate that keeps a drawn text within its budget. */
+const GLYPH_WIDTH = 0.6;
 
 /** The step: the mark made (watermark's image or text), then composited over the stage. */
 export async function drawWatermark(stage: StageImage, part: WatermarkPart, context: StepContext): Promise<StageImage> {
@@ -66,7 +73,7 @@ export function placeOf(
 
 /** The mark's RGBA pixels at its size (never past the image), with the opacity in its alpha. */
 async function makeMark(part: WatermarkPart, image: StageImage, context: StepContext): Promise<Mark> {
-  const drawn = part.mark.kind === 'image' ? await imageMark(context) : textMark(part.mark);
+  const drawn = part.mark.kind === 'image' ? await imageMark(context) : textMark(part.mark, image);
   const sized =
     part.mark.kind === 'text' && part.mark.fontSize !== undefined ? drawn : drawn.resize({ width: part.width });
   // never larger than the image it marks
@@ -92,27 +99,32 @@ async function imageMark(context: StepContext): Promise<sharp.Sharp> {
   } catch {
     throw ServiceException.validation({ [field]: ['is not an image this service can read'] });
   }
-  if (width * height === 0 || width * height > context.maxPixels) {
+  const limit = Math.min(MARK_MAX_PIXELS, context.maxPixels);
+  if (width * height === 0 || width * height > limit) {
     throw ServiceException.validation({
-      [field]: [`must be an image of at most ${context.maxPixels} pixels (it is ${width}x${height})`],
+      [field]: [`must be an image of at most ${limit} pixels (it is ${width}x${height})`],
     });
   }
-  return sharp(bytes, { limitInputPixels: context.maxPixels }).rotate().ensureAlpha();
+  return sharp(bytes, { limitInputPixels: limit }).rotate().ensureAlpha();
 }
 
-/** The text in the service's sans-serif font (Pango), in its colour, on transparency. */
-function textMark(mark: Extract<WatermarkPart['mark'], { kind: 'text' }>): sharp.Sharp {
+/**
+ * The text in the service's sans-serif font (Pango), in its colour, on transparency. Drawn at most at the size whose
+ * line (about GLYPH_WIDTH of the size per character) covers twice the image's area, so that 200 characters at
+ * 1000 px do not make a picture of 120,000 px: a text larger than the image ends up fitted to it anyway.
+ */
+function textMark(
+  mark: Extract<WatermarkPart['mark'], { kind: 'text' }>,
+  image: { width: number; height: number },
+): sharp.Sharp {
   const { r, g, b } = mark.color;
   const hex = `#${[r, g, b].map((channel) => channel.toString(16).padStart(2, '0')).join('')}`;
   const escaped = mark.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const budget = Math.floor(Math.sqrt((2 * image.width * image.height) / (GLYPH_WIDTH * mark.text.length)));
+  const size = Math.max(1, Math.min(mark.fontSize ?? TEXT_DRAW_PX, budget));
   // at 72 dpi a point is a pixel
   return sharp({
-    text: {
-      text: `<span foreground="${hex}">${escaped}</span>`,
-      font: `sans ${mark.fontSize ?? TEXT_DRAW_PX}`,
-      dpi: 72,
-      rgba: true,
-    },
+    text: { text: `<span foreground="${hex}">${escaped}</span>`, font: `sans ${size}`, dpi: 72, rgba: true },
   });
 }
 
