@@ -42,6 +42,11 @@ beforeAll(async () => {
   images.put('/logo.png', await logo());
   images.put('/notes.png', Buffer.from('not an image, whatever its name says'));
   images.put(
+    '/mark.svg',
+    Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'),
+    'image/svg+xml',
+  );
+  images.put(
     '/huge.png',
     await sharp({ create: { width: 4100, height: 4100, channels: 3, background: { r: 0, g: 0, b: 0 } } })
       .png()
@@ -72,12 +77,13 @@ afterAll(async () => {
 
 type Raw = Awaited<ReturnType<typeof rawOf>>;
 
+/** The grey photo edited with `watermark`, as PNG. */
+function editWith(watermark: object) {
+  return editImage(app, { input: images.url('/grey.png'), operations: { watermark }, output: { format: 'png' } });
+}
+
 async function watermarked(watermark: object): Promise<Raw> {
-  const res = await editImage(app, {
-    input: images.url('/grey.png'),
-    operations: { watermark },
-    output: { format: 'png' },
-  });
+  const res = await editWith(watermark);
   expect(res.status, res.text).toBe(200);
   return rawOf(await fetchResult(app, res.body.data.output.tmp_url));
 }
@@ -174,38 +180,27 @@ describe('operations.watermark', () => {
   });
 
   it('refuses a mark with both image and text, a colour for an image, and an unknown member (422)', async () => {
-    const both = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { image: images.url('/logo.png'), text: 'x' } },
-    });
+    const both = await editWith({ image: images.url('/logo.png'), text: 'x' });
     expect(both.status).toBe(422);
     expect(both.body.error_details['operations.watermark']).toEqual(['watermark needs exactly one of image and text']);
-    const colour = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { image: images.url('/logo.png'), color: '#fff' } },
-    });
+    const colour = await editWith({ image: images.url('/logo.png'), color: '#fff' });
     expect(colour.status).toBe(422);
     expect(colour.body.error_details['operations.watermark.color']).toBeDefined();
-    const unknown = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { text: 'x', angle: 45 } },
-    });
+    const unknown = await editWith({ text: 'x', angle: 45 });
     expect(unknown.status).toBe(422);
     expect(JSON.stringify(unknown.body.error_details)).toContain('angle');
-    const notImage = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { image: images.url('/missing.png') } },
-    });
+    const notImage = await editWith({ image: images.url('/missing.png') });
     // the mark's origin answered 404: the same error as an input that is not there
     expect(notImage.body.error_code, JSON.stringify(notImage.body)).toBe('1402');
-    const notPicture = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { image: images.url('/notes.png') } },
-    });
+    const notPicture = await editWith({ image: images.url('/notes.png') });
     expect(notPicture.status, JSON.stringify(notPicture.body)).toBe(422);
     expect(notPicture.body.error_details['operations.watermark.image']).toEqual([
       'is not an image this service can read',
     ]);
+    // an SVG is not among the formats an input may have, and no more a mark's
+    const svg = await editWith({ image: images.url('/mark.svg') });
+    expect(svg.status, JSON.stringify(svg.body)).toBe(422);
+    expect(svg.body.error_details['operations.watermark.image']).toEqual(['is not an image this service can read']);
   });
 
   it('draws a very long, very large text within the image, and refuses a mark image over 4096 x 4096', async () => {
@@ -214,10 +209,7 @@ describe('operations.watermark', () => {
     expect(box.count).toBeGreaterThan(0);
     expect(box.right).toBeLessThan(400);
     expect(box.bottom).toBeLessThan(300);
-    const huge = await editImage(app, {
-      input: images.url('/grey.png'),
-      operations: { watermark: { image: images.url('/huge.png') } },
-    });
+    const huge = await editWith({ image: images.url('/huge.png') });
     expect(huge.status, JSON.stringify(huge.body)).toBe(422);
     expect(huge.body.error_details['operations.watermark.image']).toEqual([
       'must be an image of at most 16777216 pixels (it is 4100x4100)',

@@ -102,7 +102,8 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
   const inputPixels = probe.width * probe.height;
   const output = outputPixels(probe, plan);
   const frame = Math.max(inputPixels, output) * 4 * depth;
-  const frames = DECODE_FRAMES[probe.format] + (materialises(plan) ? MATERIALISED_FRAMES : 0);
+  const parts = registeredParts(plan);
+  const frames = DECODE_FRAMES[probe.format] + (materialises(plan, parts) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
   const generative =
@@ -111,10 +112,7 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
         (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
       : 0) +
     (plan.styleTransfer ? STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0) : 0);
-  const registered = registeredParts(plan).reduce(
-    (sum, { step, part }) => sum + (step.memory?.(part, { frame, output }) ?? 0),
-    0,
-  );
+  const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, { frame, output }) ?? 0), 0);
   return Math.ceil(
     frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative + registered,
   );
@@ -141,7 +139,7 @@ function superResolved(input: number, output: number, plan: EditPlan): number {
  * the input again, at the detector's size, before the edit and within the same admission (EditExecutor.edit
  * admits the uncut plan, whose estimate bounds both).
  */
-function materialises(plan: EditPlan): boolean {
+function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>): boolean {
   return Boolean(
     plan.blurPlates ||
     plan.decompress ||
@@ -152,7 +150,7 @@ function materialises(plan: EditPlan): boolean {
     plan.padding ||
     plan.outpaint ||
     plan.styleTransfer ||
-    registeredParts(plan).some(({ step }) => step.materialises),
+    parts.some(({ step }) => step.materialises),
   );
 }
 

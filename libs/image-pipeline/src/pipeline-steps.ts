@@ -39,20 +39,26 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   encodeStep,
 ];
 
+/** pipelineSteps' answer, and how many registered steps it was made with (registrations only add). */
+let merged: { registered: number; steps: readonly [DecodeStep, ...PipelineStep[]] } | undefined;
+
 /**
  * The built-in steps with the registered operations' (operations/registered-steps.ts), each after the last step
- * of its phase: the order the pipeline runs.
+ * of its phase: the order the pipeline runs. Made once per set of registrations, not per edit.
  */
 export function pipelineSteps(): readonly [DecodeStep, ...PipelineStep[]] {
+  const registered = registeredSteps();
+  if (merged?.registered === registered.length) return merged.steps;
   const [decode, ...rest] = PIPELINE_STEPS;
   const steps: PipelineStep[] = [...rest];
-  for (const step of registeredSteps()) {
+  for (const step of registered) {
     const phase = PIPELINE_PHASES.indexOf(step.phase);
     let at = steps.length;
     while (at > 0 && PIPELINE_PHASES.indexOf(steps[at - 1].phase) > phase) at--;
     steps.splice(at, 0, asPipelineStep(step));
   }
-  return [decode, ...steps];
+  merged = { registered: registered.length, steps: [decode, ...steps] };
+  return merged.steps;
 }
 
 /**

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { ServiceException } from '@app/common';
-import { ready, type StageImage, type StepContext } from '@app/image-pipeline';
+import { probeImage, ready, type ImageProbe, type StageImage, type StepContext } from '@app/image-pipeline';
 import type { WatermarkPosition } from './watermark.dto';
 
 /** The watermark's part of the plan (watermark.operation.ts): sizes in pixels of the output. */
@@ -71,38 +71,52 @@ export function placeOf(
   return { left: clamp(x, freeX), top: clamp(y, freeY) };
 }
 
-/** The mark's RGBA pixels at its size (never past the image), with the opacity in its alpha. */
+/**
+ * The mark's RGBA pixels at its size, never past the image, with the opacity multiplied into its alpha: two
+ * pipelines on libvips' threads (sharp resizes once per pipeline), raw pixels between them.
+ */
 async function makeMark(part: WatermarkPart, image: StageImage, context: StepContext): Promise<Mark> {
   const drawn = part.mark.kind === 'image' ? await imageMark(context) : textMark(part.mark, image);
-  const sized =
-    part.mark.kind === 'text' && part.mark.fontSize !== undefined ? drawn : drawn.resize({ width: part.width });
-  // never larger than the image it marks
-  const bytes = await sized.png().toBuffer();
-  const { data, info } = await sharp(bytes)
-    .resize({ width: image.width, height: image.height, fit: 'inside', withoutEnlargement: true })
+  const keepsSize = part.mark.kind === 'text' && part.mark.fontSize !== undefined;
+  const sized = await (keepsSize ? drawn : drawn.resize({ width: part.width }))
     .ensureAlpha()
     .raw()
     .toBuffer({ resolveWithObject: true });
-  if (part.opacity < 1) for (let at = 3; at < data.length; at += 4) data[at] = Math.round(data[at] * part.opacity);
+  let fitted = sharp(sized.data, { raw: { width: sized.info.width, height: sized.info.height, channels: 4 } }).resize({
+    width: image.width,
+    height: image.height,
+    fit: 'inside',
+    withoutEnlargement: true,
+  });
+  if (part.opacity < 1) fitted = fitted.linear([1, 1, 1, part.opacity], [0, 0, 0, 0]);
+  const { data, info } = await fitted.raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 
-/** The watermark's image, read by the executor (EditAssets), its size checked before its pixels are decoded. */
+/** The formats probeImage knows that sharp decodes itself (BMP and HEIC go through the pipeline's own kernels). */
+const MARK_FORMATS: ReadonlySet<ImageProbe['format']> = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'avif']);
+
+/**
+ * The watermark's image, read by the executor (EditAssets): its type read from its bytes and its size checked
+ * (probeImage, as for an input) before its pixels are decoded.
+ */
 async function imageMark(context: StepContext): Promise<sharp.Sharp> {
   const bytes = context.assets?.operations?.watermark;
   const field = 'operations.watermark.image';
   if (!bytes) throw new Error('watermark: the image was not read before the pixel work');
-  let width = 0;
-  let height = 0;
+  let probe: ImageProbe;
   try {
-    ({ width = 0, height = 0 } = await sharp(bytes).metadata());
+    probe = await probeImage(bytes);
   } catch {
     throw ServiceException.validation({ [field]: ['is not an image this service can read'] });
   }
+  if (!MARK_FORMATS.has(probe.format)) {
+    throw ServiceException.validation({ [field]: ['must be a PNG, JPEG, WebP, GIF, TIFF or AVIF image'] });
+  }
   const limit = Math.min(MARK_MAX_PIXELS, context.maxPixels);
-  if (width * height === 0 || width * height > limit) {
+  if (probe.width * probe.height > limit) {
     throw ServiceException.validation({
-      [field]: [`must be an image of at most ${limit} pixels (it is ${width}x${height})`],
+      [field]: [`must be an image of at most ${limit} pixels (it is ${probe.width}x${probe.height})`],
     });
   }
   return sharp(bytes, { limitInputPixels: limit }).rotate().ensureAlpha();
@@ -128,10 +142,13 @@ function textMark(
   });
 }
 
-/** The mark with transparent space around it, so that tiles stand apart. */
+/**
+ * The mark with transparent space around it, so that tiles stand apart: TILE_GAP of its longer side on both axes
+ * (a line of text is wide and low; a gap of half its height packed the rows into stripes).
+ */
 async function spaced(mark: Mark): Promise<Mark> {
-  const x = Math.round((mark.width * TILE_GAP) / 2);
-  const y = Math.round((mark.height * TILE_GAP) / 2);
+  const x = Math.round((Math.max(mark.width, mark.height) * TILE_GAP) / 2);
+  const y = x;
   const { data, info } = await sharp(mark.data, { raw: raw(mark) })
     .extend({ left: x, right: x, top: y, bottom: y, background: { r: 0, g: 0, b: 0, alpha: 0 } })
     .raw()
