@@ -16,7 +16,7 @@ import { planEdit, type PlanContext } from './edit-planner';
 import { toImageError } from './image-errors';
 import { imageInfo, type ImageInfo, type OutputImageInfo } from './image-info';
 import { ModelCapabilities } from './model-capabilities';
-import { editOperations } from './operations';
+import { askedOperations } from './operations';
 import { NO_FACE_FOUND, type EditNotice } from './notices';
 import { formatOfPath, ResultWriter } from './results/result-writer';
 
@@ -179,9 +179,8 @@ export class EditExecutor {
       assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
     }
     const operations: Record<string, Buffer> = {};
-    for (const operation of editOperations()) {
-      const value = request.operations.registered?.[operation.name];
-      const asset = value === undefined ? undefined : operation.asset?.(value);
+    for (const { operation, value } of askedOperations(request.operations.registered)) {
+      const asset = operation.asset?.(value);
       if (!asset) continue;
       operations[operation.name] = (
         await this.sources.load(accountId, asset.location, hold.reserve, asset.field)

@@ -17,7 +17,7 @@ import { planIdentityCrop } from './privacy-plan';
 import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
-import { editOperations } from './operations';
+import { askedOperations } from './operations';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
@@ -290,13 +290,9 @@ function planRegistered(
   size: Dimensions,
   format: OutputFormat,
 ): Record<string, unknown> | undefined {
-  const values = request.operations.registered;
-  if (!values) return undefined;
   const parts: Record<string, unknown> = {};
-  for (const operation of editOperations()) {
-    const value = values[operation.name];
-    if (value === undefined) continue;
-    parts[operation.name] = operation.plan(value, { size, format, path: `operations.${operation.name}` });
+  for (const { operation, value, path } of askedOperations(request.operations.registered)) {
+    parts[operation.name] = operation.plan(value, { size, format, path });
   }
   return Object.keys(parts).length > 0 ? parts : undefined;
 }

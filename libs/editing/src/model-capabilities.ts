@@ -1,6 +1,6 @@
 import { ServiceException } from '@app/common';
 import type { EditRequest } from './edit-request.model';
-import { editOperations } from './operations';
+import { askedOperations } from './operations';
 
 /** What the operations that need a model ask of the service, one name per kind of model. */
 export const MODEL_CAPABILITIES = [
@@ -49,9 +49,8 @@ export function modelOperations(request: EditRequest): ModelOperation[] {
   add(privacy?.blur_car_plate, { path: 'operations.privacy.blur_car_plate', needs: 'text-detection' });
   add(privacy?.identity_crop, { path: 'operations.privacy.identity_crop', needs: 'face-detection' });
   add(generative?.style_transfer, { path: 'operations.generative.style_transfer', needs: 'generative' });
-  for (const operation of editOperations()) {
-    if (operation.needs)
-      add(registered?.[operation.name], { path: `operations.${operation.name}`, needs: operation.needs });
+  for (const { operation, path } of askedOperations(registered)) {
+    if (operation.needs) found.push({ path, needs: operation.needs });
   }
   return found;
 }

@@ -10,5 +10,5 @@ import { watermarkOperation } from './watermark/watermark.operation';
 registerEditOperation(adjustmentsOperation);
 registerEditOperation(watermarkOperation);
 
-export { editOperations } from './operation-registry';
+export { askedOperations, editOperations } from './operation-registry';
 export type { EditOperation, OperationPlanContext } from './edit-operation';

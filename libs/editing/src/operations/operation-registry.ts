@@ -4,7 +4,8 @@ import { PIPELINE_PHASES, registerStep } from '@app/image-pipeline';
 import { OperationsDto } from '../dto/operations.dto';
 import type { EditOperation } from './edit-operation';
 
-const operations = new Map<string, EditOperation>();
+/** The registered operations, in the order of their registration (read on every request: kept as one array). */
+const operations: EditOperation[] = [];
 
 /**
  * Registers an operation: its member on OperationsDto (allowed through the strict shape check, and described in
@@ -22,12 +23,23 @@ export function registerEditOperation<Value, Part>(operation: EditOperation<Valu
   ApiPropertyOptional({ type: () => dto, description })(OperationsDto.prototype, name);
   Allow()(OperationsDto.prototype, name);
   registerStep({ ...operation.step, name });
-  operations.set(name, operation as EditOperation);
+  operations.push(operation as EditOperation);
 }
 
 /** The registered operations, in the order of their registration. */
 export function editOperations(): readonly EditOperation[] {
-  return [...operations.values()];
+  return operations;
+}
+
+/** The registered operations a resolved request asks for, each with its value and its field path. */
+export function askedOperations(
+  registered: Readonly<Record<string, unknown>> | undefined,
+): Array<{ operation: EditOperation; value: unknown; path: string }> {
+  if (!registered) return [];
+  return operations.flatMap((operation) => {
+    const value = registered[operation.name];
+    return value === undefined ? [] : [{ operation, value, path: `operations.${operation.name}` }];
+  });
 }
 
 /** The members OperationsDto documents: the built-in groups and the operations registered so far. */
