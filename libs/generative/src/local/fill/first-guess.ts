@@ -1,5 +1,6 @@
 import { depthOf } from './completion-pyramid';
 import { CHANNELS, PatchField, type CompletionLevel } from './patch-match';
+import { clamp } from '../numbers';
 
 /**
  * The first guess at the coarsest level of the completion (image-completion.ts), before any patch is matched: the
@@ -117,10 +118,6 @@ class Cells {
     }
     return values;
   }
-}
-
-function clamp(value: number, low: number, high: number): number {
-  return value < low ? low : value > high ? high : value;
 }
 
 /**

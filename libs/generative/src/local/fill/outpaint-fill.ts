@@ -3,6 +3,7 @@ import { seededRandom } from '../seeded-random';
 import { completeImage, type BorderVote, type CompletionSettings } from './image-completion';
 import { CHANNELS, RADIUS } from './patch-match';
 import { matchEdges } from './seam-offset';
+import { clamp } from '../numbers';
 
 export interface OutpaintInput {
   /** 3 channels, width * height * 3: the original at `inner`, zeros elsewhere. */
@@ -110,8 +111,4 @@ function nearestFill(data: Uint8Array, width: number, height: number, inner: Por
     }
   }
   return data;
-}
-
-function clamp(value: number, low: number, high: number): number {
-  return value < low ? low : value > high ? high : value;
 }

@@ -1,5 +1,6 @@
 import { fromLab, toLab } from './lab';
 import { baseLayer, labStatistics, promptStatistics, type StyleStatistics } from './style-statistics';
+import { clamp } from '../numbers';
 
 export interface StyleInput {
   /** 3 channels, width * height * 3. */
@@ -117,8 +118,4 @@ function referenceStatistics(reference: { data: Uint8Array; width: number; heigh
 
 function unit(value: number): number {
   return Number.isFinite(value) ? clamp(value, 0, 1) : 0;
-}
-
-function clamp(value: number, low: number, high: number): number {
-  return value < low ? low : value > high ? high : value;
 }
