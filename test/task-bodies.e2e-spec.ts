@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_PAGE_ITEMS, TaskQueue } from '@app/editing';
 import { TaskRunner } from '../libs/editing/src/tasks/task-runner';
-import { TaskStore } from '../libs/editing/src/tasks/task-store';
+import { TaskRows } from '../libs/database/src';
 import { WebhookSender } from '../libs/editing/src/webhooks/webhook-sender';
 import { client } from './helpers/http';
 import type { RunningProcess } from './helpers/process';
@@ -39,7 +39,7 @@ const routeOf = (kind: string, id: number) => `/v1/image/edit/${kind}/${id}`;
 
 /** The body the route answered before it streamed: the whole view, enveloped, serialised at once. */
 async function wholeBody(kind: 'batch' | 'async', id: number): Promise<string> {
-  const task = await app.app.get(TaskStore).findOwned(accountId, id, kind);
+  const task = await app.app.get(TaskRows).findOwned(accountId, id, kind);
   expect(task, `task ${id}`).not.toBeNull();
   return JSON.stringify({ data: await app.app.get(TaskRunner).view(task!) });
 }

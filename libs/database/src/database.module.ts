@@ -7,6 +7,8 @@ import { DatabaseHealth } from './database-health';
 import { KeyRows } from './repositories/key-rows';
 import { ScheduleRows } from './repositories/schedule-rows';
 import { StorageRows } from './repositories/storage-rows';
+import { TaskItemRows } from './repositories/task-item-rows';
+import { TaskRows } from './repositories/task-rows';
 import { WebhookSecretRows } from './repositories/webhook-secret-rows';
 import { ENTITIES } from './entities';
 
@@ -21,8 +23,17 @@ class DatabaseConnectionModule {}
  */
 @Module({
   imports: [TypeOrmModule.forFeature(ENTITIES)],
-  providers: [DatabaseHealth, KeyRows, ScheduleRows, StorageRows, WebhookSecretRows],
-  exports: [TypeOrmModule, DatabaseHealth, KeyRows, ScheduleRows, StorageRows, WebhookSecretRows],
+  providers: [DatabaseHealth, KeyRows, ScheduleRows, StorageRows, TaskItemRows, TaskRows, WebhookSecretRows],
+  exports: [
+    TypeOrmModule,
+    DatabaseHealth,
+    KeyRows,
+    ScheduleRows,
+    StorageRows,
+    TaskItemRows,
+    TaskRows,
+    WebhookSecretRows,
+  ],
 })
 export class DatabaseModule {
   /** `opening`: whether this process may create the database (data-source.ts, DatabaseOpening). */

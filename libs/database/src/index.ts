@@ -7,4 +7,6 @@ export * from './key-quota';
 export * from './repositories/key-rows';
 export * from './repositories/schedule-rows';
 export * from './repositories/storage-rows';
+export * from './repositories/task-item-rows';
+export * from './repositories/task-rows';
 export * from './repositories/webhook-secret-rows';

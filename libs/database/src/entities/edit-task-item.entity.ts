@@ -61,7 +61,7 @@ export class EditTaskItemEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
-  /** Until when (ms since the epoch) a run holds this item: no other run starts it before (TaskStore.startItem). */
+  /** Until when (ms since the epoch) a run holds this item: no other run starts it before (TaskItemRows.startItem). */
   @Column({ name: 'claimed_until', type: 'bigint', nullable: true })
   claimedUntil: string | null;
 

@@ -85,7 +85,7 @@ export class EditTaskEntity {
   @Column({ name: 'webhook_state', type: 'varchar', length: 8, default: 'none' })
   webhookState: WebhookState;
 
-  /** Until when (ms since the epoch) the run delivering the webhook (`sending`) holds it (TaskStore.claimWebhook). */
+  /** Until when (ms since the epoch) the run delivering the webhook (`sending`) holds it (TaskRows.claimWebhook). */
   @Column({ name: 'webhook_claimed_until', type: 'bigint', nullable: true })
   webhookClaimedUntil: string | null;
 

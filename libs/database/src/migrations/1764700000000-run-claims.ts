@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Claims of a run (TaskStore.startItem, claimWebhook): `edit_task_items.claimed_until` and
+ * Claims of a run (TaskItemRows.startItem, TaskRows.claimWebhook): `edit_task_items.claimed_until` and
  * `edit_tasks.webhook_claimed_until`, milliseconds since the epoch until which a run holds the item or the webhook's
  * delivery (renewed while it runs), so that a job added twice (the reconciler, a stalled job) never runs the same
  * work beside itself. Null: not held.

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AccountEntity, ApiKeyEntity } from '../entities';
-import { chargeKeyCalls } from '../key-quota';
+import { callsLeft, chargeKeyCalls } from '../key-quota';
 
 /** The columns of a new key (its account, hash and limits); the rest take their defaults. */
 export type NewKey = Pick<ApiKeyEntity, 'accountId' | 'name' | 'prefix' | 'keyHash' | 'scopes'> &
@@ -74,6 +74,11 @@ export class KeyRows {
   /** Adds to a key's used calls (or gives back, when negative) without passing its quota: key-quota.ts. */
   chargeCalls(keyId: number, calls: number): Promise<boolean> {
     return chargeKeyCalls(this.keys.manager, keyId, calls);
+  }
+
+  /** The key's calls left; null when it has no quota. */
+  callsLeft(keyId: number): Promise<number | null> {
+    return callsLeft(this.keys.manager, keyId);
   }
 
   async recordUse(keyId: number, at: Date): Promise<void> {

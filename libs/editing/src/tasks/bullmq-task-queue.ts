@@ -3,7 +3,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppConfig, clearQueueSource, setQueueSource, type QueueSnapshot } from '@app/common';
 import { EDIT_QUEUE } from '../queue.constants';
-import { TaskJobs, taskJobId, TaskQueue, type ExpandJob, type ItemJob } from './task-queue';
+import { DurableTaskQueue, TaskJobs, taskJobId, type ExpandJob, type ItemJob } from './task-queue';
 import { sendJobs } from './task-tracing';
 
 /** `messaging.system` of the spans of this queue. */
@@ -20,7 +20,7 @@ export function bullConnection(redisUrl: string, name: string): Redis {
  * retried TASK_ATTEMPTS times with exponential backoff from TASK_RETRY_DELAY_MS.
  */
 @Injectable()
-export class BullMqTaskQueue extends TaskQueue implements OnApplicationShutdown {
+export class BullMqTaskQueue extends DurableTaskQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(BullMqTaskQueue.name);
   readonly queue: Queue;
   private readonly connection: Redis;

@@ -7,9 +7,9 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { activeTraceparent, AppConfig } from '@app/common';
+import { TaskRows } from '@app/database';
 import { TaskJobs, TaskQueue } from './task-queue';
 import { TaskRunner } from './task-runner';
-import { TaskStore } from './task-store';
 import { processJob, type TracedJob } from './task-tracing';
 
 interface ItemWork {
@@ -53,7 +53,7 @@ export class InProcessTaskQueue extends TaskQueue implements OnApplicationBootst
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly moduleRef: ModuleRef,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
   ) {
     super();
   }

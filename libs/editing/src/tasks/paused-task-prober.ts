@@ -6,13 +6,12 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { AppConfig } from '@app/common';
-import type { EditTaskEntity } from '@app/database';
+import { TaskRows, type EditTaskEntity } from '@app/database';
 import { StorageResolver, TemporaryBucket } from '@app/storage';
 import { failureMessage, isTransient } from './task-failure';
 import { pauseExpiredMessage } from './output-store-breaker';
 import { requestOf, TaskRunner } from './task-runner';
 import { TaskScheduler } from './task-scheduler';
-import { TaskStore } from './task-store';
 
 /** Paused tasks read per page. */
 const PAGE = 100;
@@ -34,7 +33,7 @@ export class PausedTaskProber implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
     private readonly runner: TaskRunner,
     private readonly scheduler: TaskScheduler,
     private readonly resolver: StorageResolver,

@@ -1,8 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { ServiceException } from '@app/common';
-import type { EditTaskEntity } from '@app/database';
+import type { EditTaskEntity, StartedItem, TaskItemRows, TaskRows } from '@app/database';
 import { failureMessage } from './task-failure';
-import type { StartedItem, TaskStore } from './task-store';
 
 /**
  * The claims that keep work from running beside itself when its job is added twice (the reconciler, a stalled job):
@@ -14,7 +13,8 @@ import type { StartedItem, TaskStore } from './task-store';
  */
 export class RunClaims {
   constructor(
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
+    private readonly itemRows: TaskItemRows,
     private readonly leaseMs: number,
     private readonly logger: Logger,
   ) {}
@@ -25,10 +25,10 @@ export class RunClaims {
    */
   async item(taskId: number, seq: number, finalAttempt: boolean): Promise<StartedItem | 'ended' | null> {
     for (let tries = 0; tries < 2; tries++) {
-      const item = await this.store.startItem(taskId, seq, Date.now() + this.leaseMs);
+      const item = await this.itemRows.startItem(taskId, seq, Date.now() + this.leaseMs);
       if (item) return item;
       // Read again to tell why it did not start (rare).
-      const existing = await this.store.item(taskId, seq);
+      const existing = await this.itemRows.item(taskId, seq);
       if (!existing) return null;
       if (existing.status !== 'PENDING') return 'ended';
       if (!finalAttempt) throw underWay(`task ${taskId} item ${seq}`);

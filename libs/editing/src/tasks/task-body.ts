@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
+import { TaskItemRows, TaskRows } from '@app/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
 import type { EditTaskEntity, EditTaskItemEntity, TaskKind } from '@app/database';
-import { TaskStore } from './task-store';
 import { errorOf, resultOf, RETRYING_SHOWN, taskView, type TaskResult } from './task-view';
 
 /** Items read per database page while a task's body is written: the most of a task the process holds at once. */
@@ -40,7 +40,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export class TaskBodies {
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
+    private readonly itemRows: TaskItemRows,
   ) {}
 
   /**
@@ -72,8 +73,8 @@ export class TaskBodies {
   /** The body's text: the first part once the first page is read, then parts of about CHUNK_CHARS. */
   private async *parts(task: EditTaskEntity): AsyncGenerator<string> {
     const [counts, retrying] = await Promise.all([
-      this.store.counts(task.id),
-      this.store.retrying(task.id, RETRYING_SHOWN),
+      this.itemRows.counts(task.id),
+      this.itemRows.retrying(task.id, RETRYING_SHOWN),
     ]);
     const shell = taskView(task, { items: [], counts, retrying }, this.config.publicBaseUrl);
     // `errors` (the task-level error, if any), `results`, `retrying` and `result` are written below, in this order
@@ -111,7 +112,7 @@ export class TaskBodies {
    */
   private async *pages(taskId: number, status: 'DONE' | 'FAILED'): AsyncGenerator<EditTaskItemEntity[]> {
     const read = (after: number) => {
-      const page = this.store.finishedAfter(taskId, status, after, BODY_PAGE_ITEMS);
+      const page = this.itemRows.finishedAfter(taskId, status, after, BODY_PAGE_ITEMS);
       // awaited below; until then (or if the reader stops first) a failure must not be an unhandled rejection
       page.catch(() => undefined);
       return page;

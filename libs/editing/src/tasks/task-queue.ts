@@ -12,6 +12,18 @@ export abstract class TaskQueue {
   abstract deliverWebhook(taskId: number): Promise<void>;
 }
 
+/**
+ * A queue whose work outlives the process (BullMQ on Redis), as the reconciler (TaskReconciler) sees it: whether a
+ * job is gone, and a lease that lets one process of all do a pass. Work queued in the process itself has neither:
+ * it is in the database, and a restart queues it again (InProcessTaskQueue).
+ */
+export abstract class DurableTaskQueue extends TaskQueue {
+  /** Whether the job of this id (taskJobId) is not in the queue: neither waiting, running, nor kept after it failed. */
+  abstract lacks(jobId: string): Promise<boolean>;
+  /** Takes the lease `name` for `ms` milliseconds unless a process holds it; true when this one took it. */
+  abstract lease(name: string, ms: number): Promise<boolean>;
+}
+
 /** BullMQ job names and ids: deterministic, so that a repeated listing never queues an item twice. */
 export const TaskJobs = {
   expand: 'task-expand',

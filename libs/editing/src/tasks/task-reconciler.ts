@@ -6,12 +6,10 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { AppConfig, taskReconciled, type ReconciledWork } from '@app/common';
-import { ScheduleRows, type EditTaskEntity } from '@app/database';
-import { BullMqTaskQueue } from './bullmq-task-queue';
+import { type EditTaskEntity, ScheduleRows, TaskItemRows } from '@app/database';
 import { failureMessage } from './task-failure';
-import { taskJobId } from './task-queue';
+import { DurableTaskQueue, taskJobId } from './task-queue';
 import { TaskScheduler } from './task-scheduler';
-import { TaskStore } from './task-store';
 
 /** Tasks read per keyset page. */
 const PAGE = 100;
@@ -49,7 +47,7 @@ type Running = Pick<EditTaskEntity, 'id' | 'accountId' | 'status' | 'expanded'>;
  * when an earlier pass of this process (at least one interval before) found its job missing too, and, for a
  * listing, its task has recorded no item since: an item or a webhook under way ends within the interval, a
  * listing under way records its items, and neither is then run a second time beside itself. An item or a webhook
- * that runs longer is not either: its run claims it first and holds the claim while it runs (TaskStore.startItem,
+ * that runs longer is not either: its run claims it first and holds the claim while it runs (TaskItemRows.startItem,
  * claimWebhook); the interval is at least FETCH_TIMEOUT_MS + WORKER_LOCK_MS (docs/operations.md, "Backups").
  */
 @Injectable()
@@ -70,8 +68,8 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly queue: BullMqTaskQueue,
-    private readonly store: TaskStore,
+    private readonly queue: DurableTaskQueue,
+    private readonly itemRows: TaskItemRows,
     private readonly schedule: ScheduleRows,
     private readonly scheduler: TaskScheduler,
   ) {}
@@ -187,14 +185,14 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
 
   /** A task that has not ended: its listing, its items in the queue, its end, its turn in the queue. */
   private async running(task: Running, before: Date, topUps: Set<number>): Promise<void> {
-    const items = task.expanded ? undefined : (await this.store.counts(task.id)).total;
+    const items = task.expanded ? undefined : (await this.itemRows.counts(task.id)).total;
     const listingLost = await this.lost(taskJobId.expand(task.id), items);
     if (listingLost && !task.expanded) {
       // The listing records nothing twice, queues again the items that were queued, and tops the account up.
       await this.queue.start(task.id);
       return this.recovered(task.id, { expand: 1 });
     }
-    const queued = await this.store.queuedPending(task.id);
+    const queued = await this.itemRows.queuedPending(task.id);
     const lost: number[] = [];
     for (const seq of queued) if (await this.lost(taskJobId.item(task.id, seq))) lost.push(seq);
     if (lost.length > 0) {
@@ -202,7 +200,7 @@ export class TaskReconciler implements OnApplicationBootstrap, BeforeApplication
       this.recovered(task.id, { item: lost.length });
     }
     if (queued.length > 0) return;
-    if (await this.store.hasPending(task.id)) topUps.add(task.accountId);
+    if (await this.itemRows.hasPending(task.id)) topUps.add(task.accountId);
     else if (listingLost && !(await this.schedule.itemEndedSince(task.id, before))) {
       // Every item ended a while ago but the task did not (the job that should have ended it was lost): the listing
       // step ends it. An item that ended within the interval may be being followed by its task's end right now.

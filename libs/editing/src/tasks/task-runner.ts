@@ -8,7 +8,7 @@ import {
   webhookDeliveries,
   webhookDeliveryDuration,
 } from '@app/common';
-import { isFinalTaskStatus, type EditTaskEntity } from '@app/database';
+import { type EditTaskEntity, isFinalTaskStatus, KeyRows, type NewItem, TaskItemRows, TaskRows } from '@app/database';
 import { describeUrl, STORAGE_SCHEME, StorageResolver } from '@app/storage';
 import { editCaller, EditExecutor } from '../edit-executor';
 import type { EditRequest } from '../edit-request.model';
@@ -20,7 +20,6 @@ import { failureMessage, isTransient } from './task-failure';
 import { outputStoreOf } from '../results/result-writer';
 import { OutputStoreBreaker, pauseReason } from './output-store-breaker';
 import { RunClaims } from './run-claims';
-import { TaskStore, type NewItem } from './task-store';
 import { RETRYING_SHOWN, taskView, type TaskView } from './task-view';
 import { WebhookSender } from '../webhooks/webhook-sender';
 
@@ -64,7 +63,9 @@ export class TaskRunner {
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
+    private readonly itemRows: TaskItemRows,
+    private readonly keys: KeyRows,
     private readonly executor: EditExecutor,
     private readonly resolver: StorageResolver,
     private readonly queue: TaskQueue,
@@ -73,7 +74,7 @@ export class TaskRunner {
     private readonly bodies: TaskBodies,
     private readonly breaker: OutputStoreBreaker,
   ) {
-    this.claims = new RunClaims(store, config.workerLockMs, this.logger);
+    this.claims = new RunClaims(store, itemRows, config.workerLockMs, this.logger);
   }
 
   /**
@@ -86,7 +87,7 @@ export class TaskRunner {
     if (!task || isFinal(task)) return;
     await this.store.advance(taskId, 'PROCESSING');
     // Items queued before a restart: embedded mode lost them with the process (BullMQ ignores known job ids).
-    await this.queue.addItems(taskId, await this.store.queuedPending(taskId));
+    await this.queue.addItems(taskId, await this.itemRows.queuedPending(taskId));
     if (!task.expanded) {
       let listed: { count: number; stop?: Stop };
       try {
@@ -137,10 +138,10 @@ export class TaskRunner {
     };
     try {
       const result = await this.claims.holding(
-        (until) => this.store.renewItemClaim(item, until),
+        (until) => this.itemRows.renewItemClaim(item, until),
         () => this.executor.execute(editCaller(task.accountId), request),
       );
-      await this.store.finishItem(item.id, {
+      await this.itemRows.finishItem(item.id, {
         status: 'DONE',
         input: result.input,
         output: result.output,
@@ -151,20 +152,20 @@ export class TaskRunner {
     } catch (error) {
       const store = outputStoreOf(error);
       if (isTransient(error) && store !== undefined && this.breaker.failed(task.id, store)) {
-        await this.store.recordFailedAttempt(item.id, failureMessage(error));
+        await this.itemRows.recordFailedAttempt(item.id, failureMessage(error));
         ended('retry');
         await this.pause(task, destination, failureMessage(error));
         return 'deferred';
       }
       if (isTransient(error) && !finalAttempt) {
-        await this.store.recordFailedAttempt(item.id, failureMessage(error));
+        await this.itemRows.recordFailedAttempt(item.id, failureMessage(error));
         ended('retry');
         // While it waits for its retry the item holds no place in the queue (ScheduleRows.queuedCount).
         await this.scheduler.topUp(task.accountId);
         throw error;
       }
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${failureMessage(error)}`);
-      await this.store.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
+      await this.itemRows.finishItem(item.id, { status: 'FAILED', error: failureMessage(error) });
       ended('FAILED');
     }
     await this.afterItem(task);
@@ -187,7 +188,7 @@ export class TaskRunner {
    * with `message`, and the task ends in ERROR (a listing still under way ends it when it is done).
    */
   async giveUpPaused(taskId: number, message: string): Promise<void> {
-    const failed = await this.store.failPending(taskId, message);
+    const failed = await this.itemRows.failPending(taskId, message);
     taskItems.inc({ status: 'FAILED' }, failed);
     await this.finishIfDone(taskId);
   }
@@ -207,10 +208,10 @@ export class TaskRunner {
     const task = await this.store.find(taskId);
     if (!task || isFinal(task)) return;
     if (seq === undefined) return this.end(task, 'ERROR', reason);
-    const item = await this.store.item(taskId, seq);
+    const item = await this.itemRows.item(taskId, seq);
     if (item?.status === 'PENDING') {
       this.logger.warn(`task ${taskId} item ${seq} (${describeUrl(item.input)}) failed: ${reason}`);
-      await this.store.finishItem(item.id, { status: 'FAILED', error: reason });
+      await this.itemRows.finishItem(item.id, { status: 'FAILED', error: reason });
       taskItems.inc({ status: 'FAILED' });
     }
     await this.finishIfDone(taskId);
@@ -249,9 +250,9 @@ export class TaskRunner {
 
   async view(task: EditTaskEntity): Promise<TaskView> {
     const [items, counts, retrying] = await Promise.all([
-      this.store.finishedItems(task.id),
-      this.store.counts(task.id),
-      this.store.retrying(task.id, RETRYING_SHOWN),
+      this.itemRows.finishedItems(task.id),
+      this.itemRows.counts(task.id),
+      this.itemRows.retrying(task.id, RETRYING_SHOWN),
     ]);
     return taskView(task, { items, counts, retrying }, this.config.publicBaseUrl);
   }
@@ -265,7 +266,7 @@ export class TaskRunner {
    */
   private async record(task: EditTaskEntity, input: BatchInput): Promise<{ count: number; stop?: Stop }> {
     // Items an earlier run of this listing recorded were charged then (the listing order is fixed).
-    const charged = input.kind === 'folder' ? (await this.store.counts(task.id)).total : Number.POSITIVE_INFINITY;
+    const charged = input.kind === 'folder' ? (await this.itemRows.counts(task.id)).total : Number.POSITIVE_INFINITY;
     let seq = 0;
     let chunk: NewItem[] = [];
     const flush = async (): Promise<Stop | undefined> => {
@@ -273,7 +274,7 @@ export class TaskRunner {
       if (!current || isFinal(current)) return { kind: 'ended' };
       const covered = await this.charge(task, chunk.filter((item) => item.seq >= charged).length);
       const recorded = chunk.slice(0, chunk.filter((item) => item.seq < charged).length + covered);
-      await this.store.addItems(task.id, recorded);
+      await this.itemRows.addItems(task.id, recorded);
       await this.scheduler.topUp(task.accountId);
       const short = chunk.length - recorded.length;
       chunk = [];
@@ -308,9 +309,9 @@ export class TaskRunner {
    * how many of them its quota covers (all when it has none), charged.
    */
   private async charge(task: EditTaskEntity, images: number): Promise<number> {
-    if (images === 0 || task.keyId === null || (await this.store.chargeKey(task.keyId, images))) return images;
-    const left = Math.min(images, (await this.store.keyCallsLeft(task.keyId)) ?? images);
-    return left > 0 && (await this.store.chargeKey(task.keyId, left)) ? left : 0;
+    if (images === 0 || task.keyId === null || (await this.keys.chargeCalls(task.keyId, images))) return images;
+    const left = Math.min(images, (await this.keys.callsLeft(task.keyId)) ?? images);
+    return left > 0 && (await this.keys.chargeCalls(task.keyId, left)) ? left : 0;
   }
 
   /** The images of a folder (by extension: the eight input types), or the listed files, in a fixed order. */
@@ -334,10 +335,10 @@ export class TaskRunner {
   private async finishIfDone(taskId: number): Promise<void> {
     // Nearly every item ends with others still pending: one index lookup says so before the task and its counts
     // (a scan of all its items) are read. Items ending at once may all find none pending; end() moves only once.
-    if (await this.store.hasPending(taskId)) return;
+    if (await this.itemRows.hasPending(taskId)) return;
     const task = await this.store.find(taskId);
     if (!task?.expanded || isFinal(task)) return;
-    const counts = await this.store.counts(taskId);
+    const counts = await this.itemRows.counts(taskId);
     if (counts.pending > 0) return;
     // A task-level error recorded while it ran (its quota spent) ends it in ERROR too.
     await this.end(task, counts.failed > 0 || task.error ? 'ERROR' : 'DONE');

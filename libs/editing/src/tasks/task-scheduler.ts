@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/common';
-import { ScheduleRows, type EditTaskEntity, type LockedSchedule } from '@app/database';
+import { type EditTaskEntity, type LockedSchedule, ScheduleRows, TaskRows } from '@app/database';
 import { TaskQueue } from './task-queue';
-import { TaskStore } from './task-store';
 
 type CancelledTask = Pick<EditTaskEntity, 'id' | 'accountId' | 'webhookUrl'>;
 
@@ -26,7 +25,7 @@ export class TaskScheduler {
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
     private readonly schedule: ScheduleRows,
     private readonly queue: TaskQueue,
   ) {}

@@ -1,6 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, quotaRefusals, ServiceException, tasksCreated } from '@app/common';
-import { isFinalTaskStatus, type EditTaskEntity, type TaskKind, type TaskStatus } from '@app/database';
+import {
+  type EditTaskEntity,
+  isFinalTaskStatus,
+  KeyRows,
+  TaskItemRows,
+  type TaskKind,
+  TaskRows,
+  type TaskStatus,
+} from '@app/database';
 import {
   AddressPolicy,
   describeUrl,
@@ -14,7 +22,6 @@ import { TaskQueue } from './task-queue';
 import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
 import { TaskScheduler } from './task-scheduler';
-import { TaskStore } from './task-store';
 import {
   errorOf,
   resultOf,
@@ -63,7 +70,9 @@ export class TaskService {
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
-    private readonly store: TaskStore,
+    private readonly store: TaskRows,
+    private readonly itemRows: TaskItemRows,
+    private readonly keys: KeyRows,
     private readonly runner: TaskRunner,
     private readonly queue: TaskQueue,
     private readonly resolver: StorageResolver,
@@ -88,7 +97,7 @@ export class TaskService {
     try {
       task = await this.store.create(owner, kind, body as Record<string, unknown>, request.webhookUrl, itemTotal);
     } catch (error) {
-      if (charged > 0) await this.store.chargeKey(owner.keyId!, -charged);
+      if (charged > 0) await this.keys.chargeCalls(owner.keyId!, -charged);
       throw error;
     }
     await this.queue.start(task.id);
@@ -138,11 +147,11 @@ export class TaskService {
   private async chargeList(keyId: number | null, images: number | null): Promise<number> {
     if (keyId === null) return 0;
     if (images === null) {
-      if ((await this.store.keyCallsLeft(keyId)) !== 0) return 0;
+      if ((await this.keys.callsLeft(keyId)) !== 0) return 0;
       quotaRefusals.inc();
       throw new ServiceException('QUOTA_EXHAUSTED');
     }
-    if (!(await this.store.chargeKey(keyId, images))) {
+    if (!(await this.keys.chargeCalls(keyId, images))) {
       quotaRefusals.inc();
       throw new ServiceException(
         'QUOTA_EXHAUSTED',
@@ -160,7 +169,7 @@ export class TaskService {
     perPage: number,
   ): Promise<Page<TaskSummary>> {
     const { tasks, total } = await this.store.listOwned(accountId, filter, (page - 1) * perPage, perPage);
-    const counts = await this.store.countsOf(tasks.map((task) => task.id));
+    const counts = await this.itemRows.countsOf(tasks.map((task) => task.id));
     const items = tasks.map((task) => taskSummary(task, counts.get(task.id)!, this.config.publicBaseUrl));
     return { items, page, per_page: perPage, total };
   }
@@ -169,7 +178,7 @@ export class TaskService {
   async summary(accountId: number, id: number): Promise<TaskSummary> {
     const task = await this.store.findOwnedAnyKind(accountId, id);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
-    const counts = await this.store.countsOf([task.id]);
+    const counts = await this.itemRows.countsOf([task.id]);
     return taskSummary(task, counts.get(task.id)!, this.config.publicBaseUrl);
   }
 
@@ -187,7 +196,7 @@ export class TaskService {
     const task = await this.store.findOwnedAnyKind(accountId, id);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     if (which === 'results') {
-      const { items, total } = await this.store.finishedPage(id, 'DONE', (page - 1) * perPage, perPage);
+      const { items, total } = await this.itemRows.finishedPage(id, 'DONE', (page - 1) * perPage, perPage);
       return { items: items.map(resultOf), page, per_page: perPage, total };
     }
     // the task-level error, when there is one, is the first entry of the whole list
@@ -196,7 +205,7 @@ export class TaskService {
     const offset = (page - 1) * perPage;
     const first = Math.max(0, offset - shift);
     const take = perPage - (head && offset === 0 ? 1 : 0);
-    const { items, total } = await this.store.finishedPage(id, 'FAILED', first, Math.max(0, take));
+    const { items, total } = await this.itemRows.finishedPage(id, 'FAILED', first, Math.max(0, take));
     const errors = items.map((item) => errorOf(item, task));
     return { items: head && offset === 0 ? [head, ...errors] : errors, page, per_page: perPage, total: total + shift };
   }
@@ -207,7 +216,7 @@ export class TaskService {
    * be read by another key than the one that sent them.
    */
   async recentFailures(accountId: number, limit: number, keyId?: number): Promise<RecentFailure[]> {
-    const items = await this.store.recentFailures(accountId, limit, keyId);
+    const items = await this.itemRows.recentFailures(accountId, limit, keyId);
     return items.map((item) => ({
       task_id: item.taskId,
       input: describeUrl(item.input),

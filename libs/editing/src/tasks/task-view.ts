@@ -1,8 +1,14 @@
 import { mediaTypeOfExtension } from '@app/common';
-import { isFinalTaskStatus, type EditTaskEntity, type EditTaskItemEntity, type TaskStatus } from '@app/database';
+import {
+  isFinalTaskStatus,
+  type EditTaskEntity,
+  type EditTaskItemEntity,
+  type RetryingItems,
+  type TaskCounts,
+  type TaskStatus,
+} from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { EditNotice } from '../notices';
-import type { RetryingItems, TaskCounts } from './task-store';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
 export type TaskInputInfo = ImageInfo & { input: string };
@@ -91,7 +97,7 @@ function inputOf(item: EditTaskItemEntity): TaskInputInfo {
 
 /**
  * The stored output, with the storage reference under both names (results stored before the alias included), and
- * the edit's notices, which the same column holds (TaskStore.finishItem).
+ * the edit's notices, which the same column holds (TaskItemRows.finishItem).
  */
 export function resultOf(item: EditTaskItemEntity): TaskResult {
   const { notices, ...output } = item.outputInfo as unknown as OutputImageInfo & { notices?: EditNotice[] };

@@ -1,7 +1,6 @@
 import { DynamicModule, Module, type Provider } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '@app/common';
-import { DatabaseModule, EditTaskEntity, EditTaskItemEntity } from '@app/database';
+import { DatabaseModule } from '@app/database';
 import { StorageModule } from '@app/storage';
 import { EditingModule } from '../editing.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -10,12 +9,11 @@ import { InProcessTaskQueue } from './in-process-task-queue';
 import { OutputStoreBreaker } from './output-store-breaker';
 import { PausedTaskProber } from './paused-task-prober';
 import { TaskBodies } from './task-body';
-import { TaskQueue } from './task-queue';
+import { DurableTaskQueue, TaskQueue } from './task-queue';
 import { TaskReconciler } from './task-reconciler';
 import { TaskRunner } from './task-runner';
 import { TaskScheduler } from './task-scheduler';
 import { TaskService } from './task-service';
-import { TaskStore } from './task-store';
 import { TaskWorker } from './task-worker';
 
 /**
@@ -26,21 +24,17 @@ import { TaskWorker } from './task-worker';
 @Module({})
 export class TasksModule {
   static forRoot(config: AppConfig, role: 'api' | 'worker'): DynamicModule {
-    // The BullMQ queue under its own class too: the reconciler asks it which jobs exist.
+    // The BullMQ queue as a durable one too: the reconciler asks it which jobs exist.
     const queue: Provider[] = config.redisUrl
-      ? [BullMqTaskQueue, { provide: TaskQueue, useExisting: BullMqTaskQueue }]
+      ? [
+          { provide: DurableTaskQueue, useClass: BullMqTaskQueue },
+          { provide: TaskQueue, useExisting: DurableTaskQueue },
+        ]
       : [{ provide: TaskQueue, useClass: InProcessTaskQueue }];
     return {
       module: TasksModule,
-      imports: [
-        TypeOrmModule.forFeature([EditTaskEntity, EditTaskItemEntity]),
-        DatabaseModule,
-        StorageModule,
-        EditingModule,
-        WebhooksModule,
-      ],
+      imports: [DatabaseModule, StorageModule, EditingModule, WebhooksModule],
       providers: [
-        TaskStore,
         TaskScheduler,
         TaskBodies,
         TaskRunner,
@@ -51,7 +45,7 @@ export class TasksModule {
         // paused tasks are probed where task work runs: a worker, or the API in embedded mode
         ...(role === 'worker' || !config.redisUrl ? [PausedTaskProber] : []),
       ],
-      exports: [TaskService, TaskBodies, TaskStore, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
+      exports: [TaskService, TaskBodies, TaskQueue, ...(role === 'worker' ? [TaskWorker] : [])],
     };
   }
 }

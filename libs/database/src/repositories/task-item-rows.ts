@@ -1,22 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { tasksEnded } from '@app/common';
-import {
-  ACTIVE_TASK_STATUSES,
-  callsLeft,
-  chargeKeyCalls,
-  EditTaskEntity,
-  EditTaskItemEntity,
-  isFinalTaskStatus,
-  type TaskKind,
-  type TaskStatus,
-  type WebhookState,
-} from '@app/database';
-import type { ImageInfo, OutputImageInfo } from '../image-info';
-import type { EditNotice } from '../notices';
+import { EditTaskEntity, EditTaskItemEntity } from '../entities';
 
-/** One input of a task as the expansion records it. */
+/** One input of a task as the listing records it. */
 export interface NewItem {
   seq: number;
   input: string;
@@ -36,7 +23,7 @@ export interface RetryingItems {
   items: EditTaskItemEntity[];
 }
 
-/** What a run of an item needs of it, as {@link TaskStore.startItem} returns it. */
+/** What a run of an item needs of it, as {@link TaskItemRows.startItem} returns it. */
 export interface StartedItem {
   id: number;
   input: string;
@@ -46,101 +33,20 @@ export interface StartedItem {
 }
 
 /**
- * Statuses a task may move to from each status: forward only; a final status never moves. The one way back,
- * PAUSED -> PROCESSING, is not here: only {@link TaskStore.resume} takes it, when the store answers again.
+ * How an item ended: DONE with what its input and output were (ImageInfo and OutputImageInfo of libs/editing) and
+ * the edit's notices, or FAILED with why.
  */
-const NEXT: Record<TaskStatus, TaskStatus[]> = {
-  ACCEPTED: ['PROCESSING', 'DONE', 'ERROR', 'CANCELLED'],
-  PROCESSING: ['PAUSED', 'DONE', 'ERROR', 'CANCELLED'],
-  PAUSED: ['DONE', 'ERROR', 'CANCELLED'],
-  DONE: [],
-  ERROR: [],
-  CANCELLED: [],
-};
+export type ItemOutcome =
+  | { status: 'DONE'; input: object; output: object; notices?: object[] }
+  | { status: 'FAILED'; input?: object; error: string };
 
 /**
- * Tasks and items in the database: every change is one conditional UPDATE, so that several processes (API,
- * workers) racing on one task or item cannot move a status backwards or finish an item twice.
+ * The items of tasks (one per input image): every change is one conditional UPDATE, so that several processes
+ * racing on one item cannot run it beside itself or finish it twice.
  */
 @Injectable()
-export class TaskStore {
-  constructor(
-    @InjectRepository(EditTaskEntity) private readonly tasks: Repository<EditTaskEntity>,
-    @InjectRepository(EditTaskItemEntity) private readonly items: Repository<EditTaskItemEntity>,
-  ) {}
-
-  async create(
-    owner: { accountId: number; keyId: number | null },
-    kind: TaskKind,
-    request: Record<string, unknown>,
-    webhookUrl: string | undefined,
-    itemTotal: number | null,
-  ): Promise<EditTaskEntity> {
-    return this.tasks.save(
-      this.tasks.create({
-        accountId: owner.accountId,
-        keyId: owner.keyId,
-        kind,
-        status: 'ACCEPTED',
-        request,
-        error: null,
-        expanded: false,
-        itemTotal,
-        webhookUrl: webhookUrl ?? null,
-        webhookState: webhookUrl ? 'pending' : 'none',
-        finishedAt: null,
-      }),
-    );
-  }
-
-  find(id: number): Promise<EditTaskEntity | null> {
-    return this.tasks.findOneBy({ id });
-  }
-
-  findOwned(accountId: number, id: number, kind: TaskKind): Promise<EditTaskEntity | null> {
-    return this.tasks.findOneBy({ id, accountId, kind });
-  }
-
-  /** Moves the task to `status` if that is forward from where it is; returns whether it moved. */
-  async advance(id: number, status: TaskStatus, error?: string): Promise<boolean> {
-    const from = (Object.keys(NEXT) as TaskStatus[]).filter((s) => NEXT[s].includes(status));
-    const final = isFinalTaskStatus(status);
-    const result = await this.tasks.update(
-      { id, status: In(from) },
-      { status, ...(error !== undefined && { error }), ...(final && { finishedAt: new Date() }) },
-    );
-    const moved = (result.affected ?? 0) > 0;
-    if (moved && final) tasksEnded.inc({ status });
-    return moved;
-  }
-
-  /** PROCESSING -> PAUSED since now, for `reason` (its output store failed); false when it was not PROCESSING. */
-  async pause(id: number, reason: string): Promise<boolean> {
-    const result = await this.tasks.update(
-      { id, status: 'PROCESSING' },
-      { status: 'PAUSED', pausedAt: new Date(), pauseReason: reason },
-    );
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** PAUSED -> PROCESSING (its store answers again); false when it was not PAUSED (it ended, or resumed already). */
-  async resume(id: number): Promise<boolean> {
-    const result = await this.tasks.update(
-      { id, status: 'PAUSED' },
-      { status: 'PROCESSING', pausedAt: null, pauseReason: null },
-    );
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** Up to `limit` PAUSED tasks with ids above `afterId`, in id order (a keyset page of IDX_edit_tasks_status). */
-  pausedPage(afterId: number, limit: number): Promise<EditTaskEntity[]> {
-    return this.tasks
-      .createQueryBuilder('task')
-      .where("task.status = 'PAUSED' AND task.id > :afterId", { afterId })
-      .orderBy('task.id', 'ASC')
-      .limit(limit)
-      .getMany();
-  }
+export class TaskItemRows {
+  constructor(@InjectRepository(EditTaskItemEntity) private readonly items: Repository<EditTaskItemEntity>) {}
 
   /** Ends every pending item of the task FAILED with `error` (one statement); returns how many. */
   async failPending(taskId: number, error: string): Promise<number> {
@@ -149,20 +55,6 @@ export class TaskStore {
       { status: 'FAILED', error, finishedAt: new Date() },
     );
     return result.affected ?? 0;
-  }
-
-  /** Records why a task that has not ended will end in ERROR once its recorded items are final. */
-  async setPendingError(id: number, error: string): Promise<void> {
-    await this.tasks.update({ id, status: In(ACTIVE_TASK_STATUSES) }, { error });
-  }
-
-  async markExpanded(id: number): Promise<void> {
-    await this.tasks.update({ id }, { expanded: true });
-  }
-
-  /** Sets the webhook's state and lets go of a delivery's claim (`pending` again: the delivery is retried). */
-  async setWebhookState(id: number, state: WebhookState): Promise<void> {
-    await this.tasks.update({ id }, { webhookState: state, webhookClaimedUntil: null });
   }
 
   /** Records items; ones already recorded (a repeated expansion) are left as they are. */
@@ -220,31 +112,6 @@ export class TaskStore {
     );
   }
 
-  /**
-   * Claims the delivery of an ended task's webhook until `claimUntil` (ms since the epoch): `pending` -> `sending`
-   * in one conditional UPDATE, or a `sending` whose claim ran out (its run died); false when it is not to be sent or
-   * another run holds it.
-   */
-  async claimWebhook(id: number, claimUntil: number): Promise<boolean> {
-    const result = await this.tasks
-      .createQueryBuilder()
-      .update(EditTaskEntity)
-      .set({ webhookState: 'sending', webhookClaimedUntil: String(claimUntil) })
-      .where('id = :id', { id })
-      .andWhere(
-        "(webhook_state = 'pending' OR (webhook_state = 'sending' AND " +
-          '(webhook_claimed_until IS NULL OR webhook_claimed_until < :now)))',
-        { now: Date.now() },
-      )
-      .execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** Extends the claim of a webhook delivery that is still going. */
-  async renewWebhookClaim(id: number, claimUntil: number): Promise<void> {
-    await this.tasks.update({ id, webhookState: 'sending' }, { webhookClaimedUntil: String(claimUntil) });
-  }
-
   /** Whether any item of the task is still pending: one index lookup (task_id, status), not a count of them all. */
   async hasPending(taskId: number): Promise<boolean> {
     return this.items.exists({ where: { taskId, status: 'PENDING' } });
@@ -260,12 +127,7 @@ export class TaskStore {
   }
 
   /** Finishes a pending item; false when another run finished it first. */
-  async finishItem(
-    id: number,
-    outcome:
-      | { status: 'DONE'; input: ImageInfo; output: OutputImageInfo; notices?: EditNotice[] }
-      | { status: 'FAILED'; input?: ImageInfo; error: string },
-  ): Promise<boolean> {
+  async finishItem(id: number, outcome: ItemOutcome): Promise<boolean> {
     const values =
       outcome.status === 'DONE'
         ? {
@@ -319,27 +181,6 @@ export class TaskStore {
       where: { taskId, status: In(['DONE', 'FAILED']) },
       order: { seq: 'ASC' },
     });
-  }
-
-  /** An account's tasks, newest first, `limit` from `offset`, with how many match in all. */
-  async listOwned(
-    accountId: number,
-    filter: { status?: TaskStatus; kind?: TaskKind },
-    offset: number,
-    limit: number,
-  ): Promise<{ tasks: EditTaskEntity[]; total: number }> {
-    const where = {
-      accountId,
-      ...(filter.status && { status: filter.status }),
-      ...(filter.kind && { kind: filter.kind }),
-    };
-    const [tasks, total] = await this.tasks.findAndCount({ where, order: { id: 'DESC' }, skip: offset, take: limit });
-    return { tasks, total };
-  }
-
-  /** Any task of the account, of either kind. */
-  findOwnedAnyKind(accountId: number, id: number): Promise<EditTaskEntity | null> {
-    return this.tasks.findOneBy({ id, accountId });
   }
 
   /** The item counts of several tasks at once (a page of a listing): by task id; retrying counted too. */
@@ -416,16 +257,6 @@ export class TaskStore {
     return query.orderBy('item.finished_at', 'DESC').addOrderBy('item.id', 'DESC').limit(limit).getMany();
   }
 
-  /** How many tasks of the account have not ended: an index range (IDX_edit_tasks_account_status). */
-  activeCount(accountId: number): Promise<number> {
-    return this.tasks.countBy({ accountId, status: In(ACTIVE_TASK_STATUSES) });
-  }
-
-  /** The tasks of a key that have not ended. */
-  async activeTasksOfKey(keyId: number): Promise<EditTaskEntity[]> {
-    return this.tasks.find({ where: { keyId, status: In(ACTIVE_TASK_STATUSES) }, order: { id: 'ASC' } });
-  }
-
   /** Seqs of the task's items that were queued and are not final: to queue again after a restart. */
   async queuedPending(taskId: number): Promise<number[]> {
     const rows = await this.items.find({
@@ -434,25 +265,5 @@ export class TaskStore {
       order: { seq: 'ASC' },
     });
     return rows.map((row) => row.seq);
-  }
-
-  /** Charges `calls` to the key's quota, atomically; false when its calls left cannot cover them (key-quota.ts). */
-  chargeKey(keyId: number, calls: number): Promise<boolean> {
-    return chargeKeyCalls(this.tasks.manager, keyId, calls);
-  }
-
-  /** The key's calls left; null when it has no quota. */
-  keyCallsLeft(keyId: number): Promise<number | null> {
-    return callsLeft(this.tasks.manager, keyId);
-  }
-
-  /** Tasks that have not ended (to resume after a restart in embedded mode). */
-  async unfinished(): Promise<number[]> {
-    const rows = await this.tasks.find({
-      select: { id: true },
-      where: { status: In(ACTIVE_TASK_STATUSES) },
-      order: { id: 'ASC' },
-    });
-    return rows.map((row) => row.id);
   }
 }
