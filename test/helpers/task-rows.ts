@@ -4,7 +4,6 @@ import {
   DEFAULT_ACCOUNT_NAME,
   EditTaskEntity,
   EditTaskItemEntity,
-  type TaskKind,
   type TaskStatus,
 } from '@app/database';
 import { client } from './http';
@@ -14,7 +13,7 @@ import type { TestApp } from './test-app';
 const INSERT_ROWS = 500;
 
 export interface TaskRowsOptions {
-  kind?: TaskKind;
+  kind?: string;
   status?: TaskStatus;
   /** Final items written; every seventh one FAILED, the rest DONE (some with notices, some in a storage). */
   items: number;

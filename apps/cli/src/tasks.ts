@@ -1,4 +1,4 @@
-import { ApiError, type ApiClient } from './api-client';
+import type { ApiClient } from './api-client';
 import { EXIT, type ExitCode } from './exit-codes';
 import { printLine, type Streams } from './output';
 import { isFinal, ProgressView, type Progress } from './progress';
@@ -13,7 +13,8 @@ export interface Task {
   progress: Progress;
   results: TaskResult[];
   errors: TaskFailure[];
-  kind?: 'batch' | 'async';
+  /** `batch`, `async`: the route it has (GET /v1/tasks lists every kind). */
+  kind?: string;
 }
 
 export interface TaskResult {
@@ -28,14 +29,13 @@ export interface TaskFailure {
 
 export { isFinal };
 
-/** The task of this id, a batch or an asynchronous edit (each kind has its own route). */
-export async function getTask(client: ApiClient, id: string | number): Promise<Task> {
-  try {
-    return { ...(await client.request<Task>('GET', `/v1/image/edit/batch/${id}`)), kind: 'batch' };
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    return { ...(await client.request<Task>('GET', `/v1/image/edit/async/${id}`)), kind: 'async' };
-  }
+/**
+ * The task of this id with its results and errors: its kind from the summary (GET /v1/tasks/{id}) unless known,
+ * then the kind's own route, /v1/image/edit/{kind}/{id}.
+ */
+export async function getTask(client: ApiClient, id: string | number, kind?: string): Promise<Task> {
+  kind ??= (await client.request<Pick<Task, 'kind'>>('GET', `/v1/tasks/${id}`)).kind;
+  return { ...(await client.request<Task>('GET', `/v1/image/edit/${encodeURIComponent(kind!)}/${id}`)), kind };
 }
 
 /** 0 when the task is DONE with no failed item, else 5: what scripts branch on. */
@@ -64,9 +64,9 @@ export async function watchTask(
   try {
     for (;;) {
       // the summary (status and progress, no items) while it runs; the whole task once, when it has ended
-      const summary = await client.request<Pick<Task, 'id' | 'status' | 'progress'>>('GET', `/v1/tasks/${id}`);
+      const summary = await client.request<Pick<Task, 'id' | 'status' | 'progress' | 'kind'>>('GET', `/v1/tasks/${id}`);
       if (!options.quiet) view.update(summary);
-      if (isFinal(summary.status)) return await getTask(client, id);
+      if (isFinal(summary.status)) return await getTask(client, id, summary.kind);
       if (Date.now() > deadline) throw new Error(`task ${id} did not end in time`);
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
     }

@@ -29,6 +29,7 @@ export * from './tasks/task-body';
 export * from './tasks/task-queue';
 export * from './tasks/task-worker';
 export * from './tasks/task-request';
+export * from './tasks/kinds';
 export * from './webhooks/webhooks.module';
 export * from './webhooks/webhook-secrets';
 export { SHOWN_SECRET_LENGTH } from './webhooks/webhook-signature';

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { applyDecorators, Body, Controller, Delete, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseIdPipe, RawResponse } from '@app/common';
-import { JSON_CONTENT_TYPE, TaskBodies, TaskService } from '@app/editing';
+import { asyncTaskKind, batchTaskKind, JSON_CONTENT_TYPE, TaskBodies, TaskService } from '@app/editing';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { RequireScopes, Uncounted } from '../auth/require-scopes.decorator';
 import { ApiEnvelope } from '../openapi/api-envelope.decorator';
@@ -60,7 +60,7 @@ export class BatchController {
   @ApiTaskRefused()
   @ChargedPerImage()
   createBatch(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
-    return this.tasks.create(caller, 'batch', body);
+    return this.tasks.create(caller, batchTaskKind, body);
   }
 
   @Get('batch/:id')
@@ -73,7 +73,7 @@ export class BatchController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<Readable> {
-    return this.bodies.open(caller.accountId, 'batch', id);
+    return this.bodies.open(caller.accountId, batchTaskKind, id);
   }
 
   @Delete('batch/:id')
@@ -90,8 +90,8 @@ export class BatchController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<Readable> {
-    await this.tasks.cancel(caller.accountId, 'batch', id);
-    return this.bodies.open(caller.accountId, 'batch', id);
+    await this.tasks.cancel(caller.accountId, batchTaskKind, id);
+    return this.bodies.open(caller.accountId, batchTaskKind, id);
   }
 
   @Post('async')
@@ -105,7 +105,7 @@ export class BatchController {
   @ApiTaskRefused()
   @ChargedPerImage()
   createAsync(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TaskDto> {
-    return this.tasks.create(caller, 'async', body);
+    return this.tasks.create(caller, asyncTaskKind, body);
   }
 
   @Get('async/:id')
@@ -118,7 +118,7 @@ export class BatchController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<Readable> {
-    return this.bodies.open(caller.accountId, 'async', id);
+    return this.bodies.open(caller.accountId, asyncTaskKind, id);
   }
 
   @Delete('async/:id')
@@ -134,7 +134,7 @@ export class BatchController {
     @Param('id', new ParseIdPipe('task_id')) id: number,
     @CurrentPrincipal() caller: Principal,
   ): Promise<Readable> {
-    await this.tasks.cancel(caller.accountId, 'async', id);
-    return this.bodies.open(caller.accountId, 'async', id);
+    await this.tasks.cancel(caller.accountId, asyncTaskKind, id);
+    return this.bodies.open(caller.accountId, asyncTaskKind, id);
   }
 }

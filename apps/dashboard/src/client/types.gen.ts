@@ -1196,6 +1196,9 @@ export type AsyncEditRequestDto = {
 
 export type TaskSummaryDto = {
   id: number;
+  /**
+   * `batch`: A storage folder or a list of images, each edited the same way. `async`: One image edited in the background.
+   */
   kind: 'batch' | 'async';
   status: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
   progress: TaskProgressDto;
@@ -2597,7 +2600,7 @@ export type TasksListData = {
      */
     status?: 'ACCEPTED' | 'PROCESSING' | 'PAUSED' | 'DONE' | 'ERROR' | 'CANCELLED';
     /**
-     * Only batch tasks, or only asynchronous edits.
+     * Only tasks of this kind. `batch`: A storage folder or a list of images, each edited the same way. `async`: One image edited in the background.
      */
     kind?: 'batch' | 'async';
   };

@@ -22,9 +22,6 @@ export const ACTIVE_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING', 'PA
  */
 export const SCHEDULED_TASK_STATUSES: TaskStatus[] = ['ACCEPTED', 'PROCESSING'];
 
-/** `batch`: a folder or a list of inputs; `async`: one image, edited in the background. */
-export type TaskKind = 'batch' | 'async';
-
 /**
  * Where the task's webhook stands: none asked, waiting for the task to end (or for a delivery), being delivered by
  * the run that claimed it (until `webhookClaimedUntil`), delivered, or given up.
@@ -55,7 +52,7 @@ export class EditTaskEntity {
   keyId: number | null;
 
   @Column({ type: 'varchar', length: 8 })
-  kind: TaskKind;
+  kind: string;
 
   @Column({ type: 'varchar', length: 16 })
   status: TaskStatus;

@@ -6,7 +6,6 @@ import {
   ACTIVE_TASK_STATUSES,
   EditTaskEntity,
   isFinalTaskStatus,
-  type TaskKind,
   type TaskStatus,
   type WebhookState,
 } from '../entities';
@@ -34,7 +33,7 @@ export class TaskRows {
 
   async create(
     owner: { accountId: number; keyId: number | null },
-    kind: TaskKind,
+    kind: string,
     request: Record<string, unknown>,
     webhookUrl: string | undefined,
     itemTotal: number | null,
@@ -60,7 +59,7 @@ export class TaskRows {
     return this.tasks.findOneBy({ id });
   }
 
-  findOwned(accountId: number, id: number, kind: TaskKind): Promise<EditTaskEntity | null> {
+  findOwned(accountId: number, id: number, kind: string): Promise<EditTaskEntity | null> {
     return this.tasks.findOneBy({ id, accountId, kind });
   }
 
@@ -147,7 +146,7 @@ export class TaskRows {
   /** An account's tasks, newest first, `limit` from `offset`, with how many match in all. */
   async listOwned(
     accountId: number,
-    filter: { status?: TaskStatus; kind?: TaskKind },
+    filter: { status?: TaskStatus; kind?: string },
     offset: number,
     limit: number,
   ): Promise<{ tasks: EditTaskEntity[]; total: number }> {

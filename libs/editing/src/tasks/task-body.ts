@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { TaskItemRows, TaskRows } from '@app/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
-import type { EditTaskEntity, EditTaskItemEntity, TaskKind } from '@app/database';
+import type { EditTaskEntity, EditTaskItemEntity } from '@app/database';
+import { taskKind, type TaskKind } from './kinds';
 import { errorOf, resultOf, RETRYING_SHOWN, taskView, type TaskResult } from './task-view';
 
 /** Items read per database page while a task's body is written: the most of a task the process holds at once. */
@@ -50,7 +51,7 @@ export class TaskBodies {
    * after the first byte can only end the connection (the reply's stream handling logs it).
    */
   async open(accountId: number, kind: TaskKind, id: number): Promise<Readable> {
-    const task = await this.store.findOwned(accountId, id, kind);
+    const task = await this.store.findOwned(accountId, id, kind.name);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     const chunks = this.chunks(task);
     const first = await chunks.next();
@@ -101,7 +102,7 @@ export class TaskBodies {
       yield list.take();
     }
     list.close(`],"retrying":${JSON.stringify(shown)}`);
-    if (task.kind === 'async' && first) list.close(`,"result":${JSON.stringify(first)}`);
+    if (taskKind(task.kind).singleResult && first) list.close(`,"result":${JSON.stringify(first)}`);
     list.close('}}');
     yield list.take();
   }

@@ -15,7 +15,8 @@ import type { EditRequest } from '../edit-request.model';
 import { TaskBodies } from './task-body';
 import { TaskQueue } from './task-queue';
 import { TaskScheduler } from './task-scheduler';
-import { parseAsyncRequest, parseBatchRequest, type BatchInput, type TaskRequest } from './task-request';
+import { taskKind } from './kinds';
+import type { BatchInput, TaskRequest } from './task-request';
 import { failureMessage, isTransient } from './task-failure';
 import { outputStoreOf } from '../results/result-writer';
 import { OutputStoreBreaker, pauseReason } from './output-store-breaker';
@@ -128,7 +129,7 @@ export class TaskRunner {
       input: item.input,
       output: {
         ...edit.output,
-        destination: destination && task.kind === 'batch' ? `${destination}${item.subPath}` : destination,
+        destination: taskKind(task.kind).itemDestination(destination, item.subPath),
       },
     };
     const started = performance.now();
@@ -362,7 +363,7 @@ export class TaskRunner {
 
 /** The stored request, parsed again (it was valid when the task was created); TaskRunner keeps it per task. */
 export function requestOf(task: EditTaskEntity): TaskRequest {
-  return task.kind === 'batch' ? parseBatchRequest(task.request) : parseAsyncRequest(task.request);
+  return taskKind(task.kind).parse(task.request);
 }
 
 function describe(input: BatchInput): string {

@@ -5,7 +5,6 @@ import {
   isFinalTaskStatus,
   KeyRows,
   TaskItemRows,
-  type TaskKind,
   TaskRows,
   type TaskStatus,
 } from '@app/database';
@@ -19,7 +18,8 @@ import {
 } from '@app/storage';
 import { ResultWriter } from '../results/result-writer';
 import { TaskQueue } from './task-queue';
-import { parseAsyncRequest, parseBatchRequest, type TaskRequest } from './task-request';
+import type { TaskKind } from './kinds';
+import type { TaskRequest } from './task-request';
 import { TaskRunner } from './task-runner';
 import { TaskScheduler } from './task-scheduler';
 import {
@@ -86,7 +86,7 @@ export class TaskService {
    * nothing: 402 and no task when its calls left cannot cover them; a folder's as it is listed, TaskRunner).
    */
   async create(owner: TaskOwner, kind: TaskKind, body: unknown): Promise<TaskView> {
-    const request = kind === 'batch' ? parseBatchRequest(body) : parseAsyncRequest(body);
+    const request = kind.parse(body);
     await this.checkActiveTasks(owner.accountId);
     await this.checkStorages(owner.accountId, request);
     if (request.webhookUrl !== undefined) await this.checkWebhook(request.webhookUrl);
@@ -95,13 +95,13 @@ export class TaskService {
     const charged = await this.chargeList(owner.keyId, itemTotal);
     let task: EditTaskEntity;
     try {
-      task = await this.store.create(owner, kind, body as Record<string, unknown>, request.webhookUrl, itemTotal);
+      task = await this.store.create(owner, kind.name, body as Record<string, unknown>, request.webhookUrl, itemTotal);
     } catch (error) {
       if (charged > 0) await this.keys.chargeCalls(owner.keyId!, -charged);
       throw error;
     }
     await this.queue.start(task.id);
-    tasksCreated.inc({ kind });
+    tasksCreated.inc({ kind: kind.name });
     return this.runner.view(task);
   }
 
@@ -111,7 +111,7 @@ export class TaskService {
    */
   async cancel(accountId: number, kind: TaskKind | undefined, id: number): Promise<void> {
     const task = kind
-      ? await this.store.findOwned(accountId, id, kind)
+      ? await this.store.findOwned(accountId, id, kind.name)
       : await this.store.findOwnedAnyKind(accountId, id);
     if (!task) throw new ServiceException('TASK_NOT_FOUND');
     if (isFinalTaskStatus(task.status) || !(await this.scheduler.cancel(task))) {
@@ -164,7 +164,7 @@ export class TaskService {
   /** The account's tasks, newest first, one page of them (`page` from 1). */
   async list(
     accountId: number,
-    filter: { status?: TaskStatus; kind?: TaskKind },
+    filter: { status?: TaskStatus; kind?: string },
     page: number,
     perPage: number,
   ): Promise<Page<TaskSummary>> {

@@ -9,6 +9,7 @@ import {
 } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { EditNotice } from '../notices';
+import { taskKind } from './kinds';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
 export type TaskInputInfo = ImageInfo & { input: string };
@@ -77,7 +78,7 @@ export interface TaskView {
 
 /** The route of a task of each kind, below the public base URL. */
 export function taskPath(task: Pick<EditTaskEntity, 'id' | 'kind'>): string {
-  return task.kind === 'batch' ? `/v1/image/edit/batch/${task.id}` : `/v1/image/edit/async/${task.id}`;
+  return taskKind(task.kind).path(task.id);
 }
 
 /**
@@ -206,7 +207,7 @@ export function taskView(
       attempts: item.attempts,
       error: item.error ?? '',
     })),
-    ...(task.kind === 'async' && results[0] && { result: results[0] }),
+    ...(taskKind(task.kind).singleResult && results[0] && { result: results[0] }),
   };
 }
 

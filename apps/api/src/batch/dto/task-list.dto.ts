@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { TASK_STATUSES, type TaskStatus } from '@app/database';
-import type { Page, RecentFailure, TaskSummary } from '@app/editing';
+import { TASK_KIND_NAMES, TASK_KINDS_DESCRIBED, type Page, type RecentFailure, type TaskSummary } from '@app/editing';
 import { TaskErrorDto, TaskPauseDto, TaskProgressDto, TaskResultDto } from './task-response.dto';
 
 const PAGE_RULE = { message: '$property must be a whole number from 1' };
@@ -25,10 +25,10 @@ export class TaskListQueryDto extends PageQueryDto {
   @IsIn(TASK_STATUSES)
   status?: TaskStatus;
 
-  @ApiPropertyOptional({ enum: ['batch', 'async'], description: 'Only batch tasks, or only asynchronous edits.' })
+  @ApiPropertyOptional({ enum: TASK_KIND_NAMES, description: `Only tasks of this kind. ${TASK_KINDS_DESCRIBED}` })
   @IsOptional()
-  @IsIn(['batch', 'async'])
-  kind?: 'batch' | 'async';
+  @IsIn(TASK_KIND_NAMES)
+  kind?: string;
 }
 
 /** The page a query asks for, with the route's default page size. */
@@ -40,8 +40,8 @@ export class TaskSummaryDto implements TaskSummary {
   @ApiProperty()
   id: number;
 
-  @ApiProperty({ enum: ['batch', 'async'] })
-  kind: 'batch' | 'async';
+  @ApiProperty({ enum: TASK_KIND_NAMES, description: TASK_KINDS_DESCRIBED })
+  kind: string;
 
   @ApiProperty({ enum: TASK_STATUSES })
   status: TaskStatus;
