@@ -173,11 +173,6 @@ export class EditExecutor {
   /** The images the request reads besides its input (a style reference, a watermark's image), in the input budget. */
   private async assets(accountId: number, request: EditRequest, hold: InputHold): Promise<EditAssets> {
     const assets: EditAssets = {};
-    const reference = request.operations.generative?.style_transfer?.style_reference_image;
-    if (reference !== undefined) {
-      const field = 'operations.generative.style_transfer.style_reference_image';
-      assets.styleReference = (await this.sources.load(accountId, reference, hold.reserve, field)).bytes;
-    }
     const operations: Record<string, Buffer> = {};
     for (const { operation, value } of askedOperations(request.operations.registered)) {
       const asset = operation.asset?.(value);

@@ -9,7 +9,6 @@ import type {
   OutputFormat,
   Rgba,
   Sides,
-  StyleTransferPlan,
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
@@ -190,18 +189,6 @@ function planOutpaint(request: EditRequest, size: Dimensions): OutpaintPlan | un
   };
 }
 
-function planStyleTransfer(request: EditRequest): StyleTransferPlan | undefined {
-  const style = request.operations.generative?.style_transfer;
-  if (!style) return undefined;
-  return {
-    ...(style.prompt !== undefined && { prompt: style.prompt }),
-    reference: style.style_reference_image !== undefined,
-    styleStrength: style.style_strength,
-    denoisingStrength: style.denoising_strength,
-    depthStrength: style.depth_strength,
-  };
-}
-
 /**
  * Resolves a validated request against the input's header (and, for identity_crop, the faces found) into the
  * pipeline's {@link EditPlan}: the identity crop first, then every size from the cropped image; percentages
@@ -271,8 +258,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
     throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
   }
-  const style = planStyleTransfer(request);
-  if (style) plan.styleTransfer = style;
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
   const operations = planRegistered(request, size, format);
@@ -292,7 +277,8 @@ function planRegistered(
 ): Record<string, unknown> | undefined {
   const parts: Record<string, unknown> = {};
   for (const { operation, value, path } of askedOperations(request.operations.registered)) {
-    parts[operation.name] = operation.plan(value, { size, format, path });
+    const part = operation.plan(value, { size, format, path });
+    if (part !== undefined) parts[operation.name] = part;
   }
   return Object.keys(parts).length > 0 ? parts : undefined;
 }

@@ -52,19 +52,6 @@ export interface Privacy {
   identity_crop: boolean;
 }
 
-/** At least one of the reference image and the prompt; strengths 0..1. */
-export interface StyleTransfer {
-  style_reference_image?: string;
-  prompt?: string;
-  style_strength: number;
-  denoising_strength: number;
-  depth_strength: number;
-}
-
-export interface Generative {
-  style_transfer?: StyleTransfer;
-}
-
 /** Only the groups the request names are present. */
 export interface EditOperations {
   restorations?: Restorations;
@@ -72,7 +59,6 @@ export interface EditOperations {
   background?: Background;
   padding?: SideLengths;
   privacy?: Privacy;
-  generative?: Generative;
   /** The registered operations' values (operations/), by member name (`watermark`). */
   registered?: Readonly<Record<string, unknown>>;
 }

@@ -139,8 +139,9 @@ export interface OutpaintPlan {
 }
 
 /**
- * `style_transfer`: the image restyled by the GenerativeBackend port towards the reference image (handed to the
- * run with the input: EditAssets) or the prompt; strengths 0..1.
+ * `style_transfer` (the part of libs/editing's registered `generative` operation): the image restyled by the
+ * GenerativeBackend port towards the reference image (loaded with the input: EditAssets) or the prompt;
+ * strengths 0..1.
  */
 export interface StyleTransferPlan {
   prompt?: string;
@@ -171,7 +172,6 @@ export interface EditPlan {
   resize?: ResizePlan;
   /** Resizing by `fit: outpaint` (then `resize` is absent). */
   outpaint?: OutpaintPlan;
-  styleTransfer?: StyleTransferPlan;
   encode: EncodePlan;
   colour: ColourPlan;
   /** Resolution written into the file, in dots per inch. */

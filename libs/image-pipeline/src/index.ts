@@ -5,6 +5,7 @@ export { PIPELINE_PHASES, type EditAssets, type PipelinePhase, type StepContext 
 export { registerStep, registeredSteps, type RegisteredStep } from './operations/registered-steps';
 export { pipelineSteps } from './pipeline-steps';
 export { adjust } from './operations/adjust.operation';
+export { styleTransfer } from './operations/generative.operation';
 export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';

@@ -51,8 +51,8 @@ const MATERIALISED_FRAMES = 2;
 const BACKGROUND_FRAMES = 4;
 const MATTE_BYTES_PER_PIXEL = 96;
 /**
- * Extra frames of the generative steps: outpaint holds the scaled image, the canvas, its mask, the backend's copy
- * and answer, the feather overlay and the composite; style transfer the image, the backend's copy and answer.
+ * Extra frames of outpaint: the scaled image, the canvas, its mask, the backend's copy and answer, the feather
+ * overlay and the composite.
  */
 const OUTPAINT_FRAMES = 6;
 /**
@@ -61,7 +61,6 @@ const OUTPAINT_FRAMES = 6;
  * frames above at 2 MP when the copied values had an array of their own; they are written in place now).
  */
 const OUTPAINT_FILL_BYTES_PER_PIXEL = 80;
-const STYLE_FRAMES = 3;
 /**
  * A generator's answer (libs/generative) is decoded by the pipeline: it may have at most
  * {@link generatedAnswerPixels} pixels (checked in its header before decoding, generative.operation.ts), held once
@@ -106,13 +105,12 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
   const frames = DECODE_FRAMES[probe.format] + (materialises(plan, parts) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
-  const generative =
-    (plan.outpaint
-      ? OUTPAINT_FRAMES * output * 4 +
-        (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
-      : 0) +
-    (plan.styleTransfer ? STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0) : 0);
-  const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, { frame, output }) ?? 0), 0);
+  const generative = plan.outpaint
+    ? OUTPAINT_FRAMES * output * 4 +
+      (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
+    : 0;
+  const sizes = { frame, output, depth, ...(answer && { answer }) };
+  const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, sizes) ?? 0), 0);
   return Math.ceil(
     frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative + registered,
   );
@@ -149,7 +147,6 @@ function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>)
     plan.flatten ||
     plan.padding ||
     plan.outpaint ||
-    plan.styleTransfer ||
     parts.some(({ step }) => step.materialises),
   );
 }

@@ -55,8 +55,8 @@ describe('PIPELINE_STEPS', () => {
     const documented = documentedOrder();
     expect(documented).toHaveLength(10);
     expect(PIPELINE_PHASES).toEqual(documented);
-    // the adjustments and overlay phases hold registered operations only (registered by libs/editing): one each here
-    for (const phase of ['adjustments', 'overlay'] as const)
+    // the adjustments, style transfer and overlay phases hold registered operations only (libs/editing): one each here
+    for (const phase of ['adjustments', 'style transfer', 'overlay'] as const)
       registerStep({ name: phase, phase, assumes8BitSrgb: false, materialises: false, run: async (s) => s });
     const phases = pipelineSteps()
       .map((step) => step.phase)

@@ -3,7 +3,7 @@ import { removeBackgroundStep } from './operations/background-removal.operation'
 import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
-import { outpaintStep, styleTransferStep } from './operations/generative.operation';
+import { outpaintStep } from './operations/generative.operation';
 import { identityCropStep } from './operations/identity-crop.operation';
 import { paddingStep } from './operations/padding.operation';
 import { blurPlatesStep } from './operations/plate-blur.operation';
@@ -35,7 +35,6 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   upscaleStep,
   resizeStep,
   outpaintStep,
-  styleTransferStep,
   encodeStep,
 ];
 

@@ -534,36 +534,6 @@ export type PrivacyDto = {
   identity_crop?: boolean;
 };
 
-export type StyleTransferDto = {
-  /**
-   * Reference image: an http(s) URL or `storage://<storage_name>/<path>`. Give it, `prompt`, or both.
-   */
-  style_reference_image?: string;
-  /**
-   * Text that steers the style.
-   */
-  prompt?: string;
-  /**
-   * Higher takes more of the reference style.
-   */
-  style_strength?: number;
-  /**
-   * Higher gives more colour and texture creativity.
-   */
-  denoising_strength?: number;
-  /**
-   * Higher preserves more composition and shape.
-   */
-  depth_strength?: number;
-};
-
-export type GenerativeDto = {
-  /**
-   * Restyles the image. Cannot be combined with background removal or blur.
-   */
-  style_transfer?: StyleTransferDto;
-};
-
 export type HdrDto = {
   /**
    * 0 is no change.
@@ -596,6 +566,36 @@ export type AdjustmentsDto = {
    * 0 is no change.
    */
   sharpness?: number;
+};
+
+export type StyleTransferDto = {
+  /**
+   * Reference image: an http(s) URL or `storage://<storage_name>/<path>`. Give it, `prompt`, or both.
+   */
+  style_reference_image?: string;
+  /**
+   * Text that steers the style.
+   */
+  prompt?: string;
+  /**
+   * Higher takes more of the reference style.
+   */
+  style_strength?: number;
+  /**
+   * Higher gives more colour and texture creativity.
+   */
+  denoising_strength?: number;
+  /**
+   * Higher preserves more composition and shape.
+   */
+  depth_strength?: number;
+};
+
+export type GenerativeDto = {
+  /**
+   * Restyles the image. Cannot be combined with background removal or blur.
+   */
+  style_transfer?: StyleTransferDto;
 };
 
 export type WatermarkOffsetDto = {
@@ -654,11 +654,14 @@ export type OperationsDto = {
    */
   padding?: string;
   privacy?: PrivacyDto;
-  generative?: GenerativeDto;
   /**
    * Global adjustments after resizing: HDR, exposure, saturation, contrast, sharpness.
    */
   adjustments?: AdjustmentsDto;
+  /**
+   * Generative edits: `style_transfer`.
+   */
+  generative?: GenerativeDto;
   /**
    * A watermark over the final image (after resizing and padding, before encoding): `{"image": URL or storage reference}` or `{"text", "color"?, "font_size"?}`, with `position`, `offset`, `scale`, `opacity` and `tile`.
    */

@@ -135,11 +135,11 @@ describe('operations normalise', () => {
       { privacy: { blur_car_plate: true, identity_crop: true } },
       { privacy: { blur_car_plate: true, identity_crop: true } },
     ],
-    ['empty generative', { generative: {} }, { generative: {} }],
+    ['empty generative', { generative: {} }, { registered: { generative: {} } }],
     [
       'style transfer by prompt',
       { generative: { style_transfer: { prompt: 'watercolour' } } },
-      { generative: { style_transfer: { prompt: 'watercolour', ...STYLE_DEFAULTS } } },
+      { registered: { generative: { style_transfer: { prompt: 'watercolour', ...STYLE_DEFAULTS } } } },
     ],
     [
       'style transfer by reference',
@@ -154,12 +154,14 @@ describe('operations normalise', () => {
         },
       },
       {
-        generative: {
-          style_transfer: {
-            style_reference_image: 'storage://styles/oil.jpg',
-            style_strength: 1,
-            denoising_strength: 0,
-            depth_strength: 0.5,
+        registered: {
+          generative: {
+            style_transfer: {
+              style_reference_image: 'storage://styles/oil.jpg',
+              style_strength: 1,
+              denoising_strength: 0,
+              depth_strength: 0.5,
+            },
           },
         },
       },
@@ -167,7 +169,7 @@ describe('operations normalise', () => {
     [
       'style transfer beside remove and blur false',
       { background: { remove: false, blur: false }, generative: { style_transfer: { prompt: 'oil' } } },
-      { background: {}, generative: { style_transfer: { prompt: 'oil', ...STYLE_DEFAULTS } } },
+      { background: {}, registered: { generative: { style_transfer: { prompt: 'oil', ...STYLE_DEFAULTS } } } },
     ],
   ])('%s', (_name, value, expected) => {
     expect(operations(value)).toEqual(expected);

@@ -4,12 +4,10 @@ import type {
   BackgroundRemoval,
   EditOperations,
   Fit,
-  Generative,
   ObjectSelection,
   Privacy,
   Resizing,
   Restorations,
-  StyleTransfer,
 } from '../edit-request.model';
 import { DEFAULT_FIT } from '../edit-rules';
 import { editOperations } from '../operations';
@@ -27,7 +25,6 @@ import {
   compact,
   isPlainObject,
   Issues,
-  memberOf,
   pathOf,
   validateByType,
   validateShape,
@@ -42,7 +39,7 @@ import {
   type Parsed,
   type Size,
 } from './edit-values';
-import { GenerativeDto, OperationsDto, PrivacyDto, RestorationsDto, StyleTransferDto } from './operations.dto';
+import { OperationsDto, PrivacyDto, RestorationsDto } from './operations.dto';
 import {
   BoxFitDto,
   CropFitDto,
@@ -67,7 +64,6 @@ const REMOVAL_CLASSES = { category: CategoryRemovalDto, selective: SelectiveRemo
 const BLUR_CLASSES = { category: CategoryBlurDto, selective: SelectiveBlurDto } as const;
 
 const DEFAULT_BLUR = { type: 'regular', level: 'medium' } as const;
-const DEFAULT_STYLE = { style_strength: 0.75, denoising_strength: 0.75, depth_strength: 1 } as const;
 
 /** The value of a grammar, or undefined when it failed (its DTO rule has recorded why). */
 function parsed<T>(result: Parsed<T>): T | undefined {
@@ -192,19 +188,6 @@ function readBackground(raw: unknown, path: string, issues: Issues): Background 
   return issues.has(path) ? undefined : background;
 }
 
-function readStyleTransfer(dto: StyleTransferDto, path: string, issues: Issues): StyleTransfer {
-  if (absent(dto.style_reference_image) && absent(dto.prompt)) {
-    issues.add(path, 'style_transfer needs style_reference_image, prompt, or both');
-  }
-  return compact({
-    style_reference_image: dto.style_reference_image ?? undefined,
-    prompt: dto.prompt ?? undefined,
-    style_strength: dto.style_strength ?? DEFAULT_STYLE.style_strength,
-    denoising_strength: dto.denoising_strength ?? DEFAULT_STYLE.denoising_strength,
-    depth_strength: dto.depth_strength ?? DEFAULT_STYLE.depth_strength,
-  });
-}
-
 function readRestorations(raw: unknown, path: string, issues: Issues): Restorations | undefined {
   const dto = validateShape(RestorationsDto, raw, path, issues);
   if (!dto || issues.has(path)) return undefined;
@@ -221,16 +204,6 @@ function readPrivacy(raw: unknown, path: string, issues: Issues): Privacy | unde
   return { blur_car_plate: dto.blur_car_plate ?? false, identity_crop: dto.identity_crop ?? false };
 }
 
-function readGenerative(raw: unknown, path: string, issues: Issues): Generative | undefined {
-  const dto = validateShape(GenerativeDto, raw, path, issues);
-  if (!dto) return undefined;
-  const style = dto.style_transfer;
-  const styleTransfer = isPlainObject(style)
-    ? readStyleTransfer(style, pathOf(path, 'style_transfer'), issues)
-    : undefined;
-  return issues.has(path) ? undefined : compact({ style_transfer: styleTransfer });
-}
-
 type GroupName = Exclude<keyof EditOperations, 'padding' | 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
@@ -239,23 +212,7 @@ const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Is
   resizing: readResizing,
   background: readBackground,
   privacy: readPrivacy,
-  generative: readGenerative,
 };
-
-/**
- * `style_transfer` restyles the whole image, so it cannot follow a background removal or blur. Read from the raw
- * members, so that the conflict is reported even when one of them has problems of its own.
- */
-function checkStyleTransfer(dto: OperationsDto, path: string, issues: Issues): void {
-  const on = (value: unknown) => !absent(value) && value !== false;
-  const styled = on(memberOf(dto.generative, 'style_transfer'));
-  if (styled && (on(memberOf(dto.background, 'remove')) || on(memberOf(dto.background, 'blur')))) {
-    issues.add(
-      pathOf(path, 'generative.style_transfer'),
-      'style_transfer cannot be combined with background remove or blur',
-    );
-  }
-}
 
 /** The members of the registered operations (operations/): each object checked by its class, then read. */
 function readRegistered(dto: Record<string, unknown>, path: string, issues: Issues): Record<string, unknown> {
@@ -264,6 +221,7 @@ function readRegistered(dto: Record<string, unknown>, path: string, issues: Issu
     const raw = dto[operation.name];
     if (absent(raw)) continue;
     const at = pathOf(path, operation.name);
+    operation.check?.(dto, issues);
     // read even when the class found problems, so that one 422 lists those its rules across members find too
     const shaped = validateShape(operation.dto, raw, at, issues);
     if (!shaped) continue;
@@ -284,7 +242,6 @@ export function readOperations(raw: unknown, path: string, issues: Issues): Edit
     if (!absent(value)) operations[name] = GROUP_READERS[name](value, pathOf(path, name), issues);
   }
   if (!absent(dto.padding)) operations.padding = parsed(parseSideLengths(dto.padding, true));
-  checkStyleTransfer(dto, path, issues);
   const registered = readRegistered(dto as unknown as Record<string, unknown>, path, issues);
   if (Object.keys(registered).length > 0) operations.registered = registered;
   return compact(operations) as EditOperations;

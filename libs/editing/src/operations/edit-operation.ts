@@ -21,14 +21,23 @@ export interface EditOperation<Value = unknown, Part = unknown> {
    * members add to `issues` under `path` (the value is then ignored).
    */
   read(dto: object, path: string, issues: Issues): Value | undefined;
+  /**
+   * Rules across operations (style transfer after a background removal), read from the raw `operations` object
+   * when the request names this operation, so that a conflict is reported even when a member has problems of its
+   * own; problems go to `issues` under their field paths.
+   */
+  check?(operations: Readonly<Record<string, unknown>>, issues: Issues): void;
   /** Images the operation reads besides the input (URLs or storage references), loaded before the pixel work. */
   asset?(value: Value): { field: string; location: string } | undefined;
-  /** Its part of the plan for the image as it enters its step (`size`) and the output's format. */
-  plan(value: Value, context: OperationPlanContext): Part;
+  /** Its part of the plan for the image as it enters its step (`size`) and the output's format; undefined: none. */
+  plan(value: Value, context: OperationPlanContext): Part | undefined;
   /** Its step and memory (the pipeline's side: RegisteredStep); `name` is the operation's. */
   readonly step: Omit<RegisteredStep<Part>, 'name'>;
-  /** The kind of model it needs: without one installed, the request is refused with 501. */
-  readonly needs?: ModelCapability;
+  /**
+   * The kind of model it needs: without one installed, the request is refused with 501 naming the field
+   * (`operations.<name>`, or its member `at`), when `when` says the value needs it (absent: always).
+   */
+  readonly needs?: { capability: ModelCapability; at?: string; when?(value: Value): boolean };
 }
 
 export interface OperationPlanContext {

@@ -1,5 +1,6 @@
 import { registerEditOperation } from './operation-registry';
 import { adjustmentsOperation } from './adjustments/adjustments.operation';
+import { generativeOperation } from './generative/generative.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
 /**
@@ -8,6 +9,7 @@ import { watermarkOperation } from './watermark/watermark.operation';
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
 registerEditOperation(adjustmentsOperation);
+registerEditOperation(generativeOperation);
 registerEditOperation(watermarkOperation);
 
 export { askedOperations, editOperations } from './operation-registry';

@@ -252,10 +252,10 @@ export async function styleTransfer(
   current: StageImage,
   plan: StyleTransferPlan,
   context: StepContext,
+  referenceBytes: Buffer | undefined,
 ): Promise<StageImage> {
   const backend = requireGenerative(context);
   const { rgb, alpha } = await opaque(current);
-  const referenceBytes = context.assets?.styleReference;
   const reference =
     plan.reference && referenceBytes
       ? await toRaw(
@@ -297,13 +297,4 @@ export const outpaintStep: PipelineStep<OutpaintPlan> = {
   assumes8BitSrgb: true,
   partOf: (plan) => plan.outpaint,
   run: outpaint,
-};
-
-/** Style transfer (the generative port), after the adjustments. */
-export const styleTransferStep: PipelineStep<StyleTransferPlan> = {
-  name: 'style transfer',
-  phase: 'style transfer',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.styleTransfer,
-  run: styleTransfer,
 };

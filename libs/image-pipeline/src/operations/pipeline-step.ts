@@ -61,7 +61,6 @@ export interface StepContext {
 
 /** Images an edit reads besides its input, loaded by the caller (EditExecutor) before the pipeline runs. */
 export interface EditAssets {
-  styleReference?: Buffer;
   /** The images registered operations read (EditOperation.assets), by operation name. */
   operations?: Readonly<Record<string, Buffer>>;
 }

@@ -1,4 +1,5 @@
 import type { EditPlan } from '../edit-plan';
+import type { GeneratorAnswerLimits } from '../memory-estimate';
 import { PIPELINE_PHASES, type PipelinePhase, type PipelineStep, type StepContext } from './pipeline-step';
 import type { StageImage } from './stage';
 
@@ -16,9 +17,21 @@ export interface RegisteredStep<Part = unknown> {
   readonly assumes8BitSrgb: boolean;
   /** It holds the whole image between stages (memory-estimate.ts: two frames more, counted once per plan). */
   readonly materialises: boolean;
-  /** Bytes it holds beyond those frames; `frame`: the larger of input and output as RGBA, `output`: its pixels. */
-  memory?(part: Part, sizes: { frame: number; output: number }): number;
+  /** Bytes it holds beyond those frames (memory-estimate.ts). */
+  memory?(part: Part, sizes: StepSizes): number;
   run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
+}
+
+/** What a step's memory is reckoned from. */
+export interface StepSizes {
+  /** The larger of input and output as RGBA at the input's bit depth, in bytes. */
+  frame: number;
+  /** The output's pixels. */
+  output: number;
+  /** Bytes per channel of the input (1, or 2 for 16-bit). */
+  depth: number;
+  /** The limits of a generator's answer, when the generator answers encoded images (memory-estimate.ts). */
+  answer?: GeneratorAnswerLimits;
 }
 
 const registered = new Map<string, RegisteredStep>();

@@ -60,13 +60,13 @@ describe('watermarkOperation: the request read and planned', () => {
   });
 
   it("counts an image mark's decoded pixels in its memory, and a text mark's at the output's size", () => {
-    const sizes = { frame: 4_000_000, output: 1_000_000 };
+    const sizes = { frame: 4_000_000, output: 1_000_000, depth: 1 };
     const part = (kind: 'image' | 'text') =>
       watermarkOperation.plan(read(kind === 'image' ? { image: 'https://example.com/a.png' } : { text: 'x' }).result!, {
         size: { width: 1000, height: 1000 },
         format: 'png',
         path: 'operations.watermark',
-      });
+      })!;
     expect(watermarkOperation.step.memory!(part('text'), sizes)).toBe(8_000_000);
     expect(watermarkOperation.step.memory!(part('image'), sizes)).toBe(8_000_000 + 4096 * 4096 * 4);
   });
@@ -91,7 +91,7 @@ describe('the watermark, registered', () => {
     const documented = Reflect.getMetadata('swagger/apiModelPropertiesArray', OperationsDto.prototype) as string[];
     expect(documented).toContain(':watermark');
     const names = pipelineSteps().map((step) => step.name);
-    expect(names.slice(-3)).toEqual(['style transfer', 'watermark', 'encode']);
+    expect(names.slice(-3)).toEqual(['generative', 'watermark', 'encode']);
   });
 
   it('is read through its class, refusing what the class refuses', () => {
