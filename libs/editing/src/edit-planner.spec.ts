@@ -69,13 +69,24 @@ describe('planEdit: what a request becomes for an image', () => {
       'padding in percent: pixels of each side',
       { operations: { padding: '10% 5%' } },
       JPEG,
-      { padding: { top: 40, right: 100, bottom: 40, left: 100 }, paddingFill: { r: 255, g: 255, b: 255, alpha: 1 } },
+      {
+        operations: {
+          padding: {
+            sides: { top: 40, right: 100, bottom: 40, left: 100 },
+            fill: { r: 255, g: 255, b: 255, alpha: 1 },
+          },
+        },
+      },
     ],
     [
       'alpha kept in png: padding transparent',
       { operations: { padding: '10px' } },
       PNG_ALPHA,
-      { paddingFill: { r: 0, g: 0, b: 0, alpha: 0 } },
+      {
+        operations: {
+          padding: { sides: { top: 10, right: 10, bottom: 10, left: 10 }, fill: { r: 0, g: 0, b: 0, alpha: 0 } },
+        },
+      },
     ],
     [
       'alpha into jpeg: flattened on white',

@@ -1,23 +1,25 @@
 import { isOutputMediaType, MEDIA_TYPES, outputCapabilities, ServiceException } from '@app/common';
-import type {
-  ColourPlan,
-  DetectedFace,
-  EditPlan,
-  EncodePlan,
-  ImageProbe,
-  OutpaintPlan,
-  OutputFormat,
-  Rgba,
-  Sides,
+import {
+  PIPELINE_PHASES,
+  type ColourPlan,
+  type DetectedFace,
+  type EditPlan,
+  type EncodePlan,
+  type ImageProbe,
+  type OutpaintPlan,
+  type OutputFormat,
+  type PipelinePhase,
+  type Rgba,
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
 import { planIdentityCrop } from './privacy-plan';
 import { planPlateBlur } from './plate-plan';
-import type { EditRequest, FormatOptions, SideLengths } from './edit-request.model';
+import type { EditRequest, FormatOptions } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
-import { askedOperations } from './operations';
+import { askedOperations, type OperationPlanContext } from './operations';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
+import { checkSize, resolveSides, tooManyPixels } from './plan-sizes';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
 /** Target limits of the operations that redraw the image (contract "Limits"). */
@@ -73,27 +75,6 @@ export function encodePlan(format: OutputFormat, asked: FormatOptions | undefine
   }
 }
 
-/** Side lengths in pixels of an image of `width` x `height`; each at most half of its side, else 422. */
-export function resolveSides(lengths: SideLengths, width: number, height: number, field: string): Sides {
-  const px = (value: number, side: number) => (lengths.unit === 'percent' ? Math.round((value * side) / 100) : value);
-  const sides = {
-    top: px(lengths.top, height),
-    right: px(lengths.right, width),
-    bottom: px(lengths.bottom, height),
-    left: px(lengths.left, width),
-  };
-  const tooWide = Math.max(sides.left, sides.right) > width / 2;
-  const tooHigh = Math.max(sides.top, sides.bottom) > height / 2;
-  if (tooWide || tooHigh) {
-    throw ServiceException.validation({
-      [field]: [
-        `each value must be at most 50% of the image side (the image is ${width}x${height}; at most ${Math.floor(width / 2)}px horizontally and ${Math.floor(height / 2)}px vertically)`,
-      ],
-    });
-  }
-  return sides;
-}
-
 /**
  * The background: the asked colour; else transparent where the input has alpha of its own and the format keeps
  * it; else white. A removed background follows the same rule (the family's): an RGB photo gets white unless the
@@ -117,19 +98,6 @@ function colourPlan(request: EditRequest, format: OutputFormat): ColourPlan {
   const problem = cmykProblem(format, request.output.format !== undefined);
   if (problem) throw ServiceException.validation({ 'output.metadata.color_space': [problem] });
   return { space: 'cmyk', profile: space.color_profile };
-}
-
-function checkSize(field: string, size: Dimensions, limit: number, what: string): void {
-  if (size.width * size.height > limit) throw tooManyPixels(field, size, limit, what);
-}
-
-function tooManyPixels(field: string, size: Dimensions, limit: number, what: string): ServiceException {
-  const mp = (pixels: number) => `${(pixels / 1e6).toFixed(2)} MP`;
-  return ServiceException.validation({
-    [field]: [
-      `${what} would be ${size.width}x${size.height} (${mp(size.width * size.height)}), more than ${mp(limit)}`,
-    ],
-  });
 }
 
 /** The resize request of the contract's `resizing` group (absent: no resize, unless upscale asks for 2x). */
@@ -205,6 +173,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
+  const registered = registeredPlanner(request, { format, fill, maxPixels: context.maxPixels });
   const identityCrop =
     request.operations.privacy?.identity_crop && context.faces && planIdentityCrop(context.faces, size.height);
   if (identityCrop) {
@@ -213,22 +182,16 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   }
   const plates = planPlateBlur(request.operations.privacy);
   if (plates) plan.blurPlates = plates;
+  size = registered.through('privacy', size);
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
   if (restorations?.polish) plan.polish = true;
+  size = registered.through('restorations', size);
   if (removal) plan.removeBackground = removal;
   const blur = planBlur(request.operations.background, Math.max(size.width, size.height));
   if (blur) plan.blurBackground = blur;
   if (hasAlpha && fill.alpha === 1) plan.flatten = fill;
-  if (request.operations.padding) {
-    plan.padding = resolveSides(request.operations.padding, size.width, size.height, 'operations.padding');
-    plan.paddingFill = fill;
-    size = {
-      width: size.width + plan.padding.left + plan.padding.right,
-      height: size.height + plan.padding.top + plan.padding.bottom,
-    };
-    checkSize('operations.padding', size, context.maxPixels, 'the padded image');
-  }
+  size = registered.through('padding', size);
   const outpaint = planOutpaint(request, size);
   if (outpaint) {
     plan.outpaint = outpaint;
@@ -247,6 +210,10 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     size = { width: resize.width, height: resize.height };
     checkSize('operations.resizing', size, context.maxPixels, 'the result');
   }
+  if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
+    throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
+  }
+  size = registered.through('overlay', size);
   const { maxSide } = outputCapabilities(format);
   if (Math.max(size.width, size.height) > maxSide) {
     throw ServiceException.validation({
@@ -255,30 +222,41 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
       ],
     });
   }
-  if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
-    throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
-  }
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
-  const operations = planRegistered(request, size, format);
-  if (operations) plan.operations = operations;
+  if (registered.parts) plan.operations = registered.parts;
   assertModelsInstalled(request, context.capabilities);
   return plan;
 }
 
 /**
- * The parts of the registered operations the request names (operations/), each planned for the final size: they
- * run in the overlay phase or earlier phases' ends, after every step that sizes the image (pipeline-steps.ts).
+ * Plans the registered operations the request names (operations/) in the processing order, phase by phase as
+ * planEdit reaches the end of each: `through(phase, size)` plans those of the phases up to `phase` not planned yet,
+ * each for the size the steps before it leave, and answers the size they leave (a registered padding grows it).
  */
-function planRegistered(
+function registeredPlanner(
   request: EditRequest,
-  size: Dimensions,
-  format: OutputFormat,
-): Record<string, unknown> | undefined {
-  const parts: Record<string, unknown> = {};
-  for (const { operation, value, path } of askedOperations(request.operations.registered)) {
-    const part = operation.plan(value, { size, format, path });
-    if (part !== undefined) parts[operation.name] = part;
-  }
-  return Object.keys(parts).length > 0 ? parts : undefined;
+  context: Pick<OperationPlanContext, 'format' | 'fill' | 'maxPixels'>,
+): { through(phase: PipelinePhase, size: Dimensions): Dimensions; readonly parts?: Record<string, unknown> } {
+  const phaseOf = (name: PipelinePhase) => PIPELINE_PHASES.indexOf(name);
+  // stable: operations of one phase run in the order of their registration (pipeline-steps.ts)
+  const waiting = askedOperations(request.operations.registered).sort(
+    (a, b) => phaseOf(a.operation.step.phase) - phaseOf(b.operation.step.phase),
+  );
+  let parts: Record<string, unknown> | undefined;
+  return {
+    through(phase, size) {
+      while (waiting.length > 0 && phaseOf(waiting[0].operation.step.phase) <= phaseOf(phase)) {
+        const { operation, value, path } = waiting.shift()!;
+        const part = operation.plan(value, { ...context, size, path });
+        if (part === undefined) continue;
+        (parts ??= {})[operation.name] = part;
+        size = operation.step.size?.(part, size) ?? size;
+      }
+      return size;
+    },
+    get parts() {
+      return parts;
+    },
+  };
 }

@@ -57,7 +57,6 @@ export interface EditOperations {
   restorations?: Restorations;
   resizing?: Resizing;
   background?: Background;
-  padding?: SideLengths;
   privacy?: Privacy;
   /** The registered operations' values (operations/), by member name (`watermark`). */
   registered?: Readonly<Record<string, unknown>>;

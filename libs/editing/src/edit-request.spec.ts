@@ -57,7 +57,7 @@ describe('parseEditRequest: the request as a whole', () => {
   it('parses an upload request without input', () => {
     const request = parseEditRequest({ operations: { padding: '5%' } }, { input: 'absent' });
     expect(request).toEqual({
-      operations: { padding: { unit: 'percent', top: 5, right: 5, bottom: 5, left: 5 } },
+      operations: { registered: { padding: { unit: 'percent', top: 5, right: 5, bottom: 5, left: 5 } } },
       output: {},
     });
     expect(request).not.toHaveProperty('input');

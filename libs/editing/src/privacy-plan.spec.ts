@@ -66,7 +66,7 @@ describe('planning the identity crop', () => {
     );
     expect(planned.identityCrop).toEqual({ top: 305 });
     // 1000 x 495 cropped, padded by 10 % per side (100 px, 50 px), then bounded to 500 px wide
-    expect(planned.padding).toEqual({ top: 50, right: 100, bottom: 50, left: 100 });
+    expect(planned.operations?.padding).toMatchObject({ sides: { top: 50, right: 100, bottom: 50, left: 100 } });
     expect(planned.resize).toMatchObject({ mode: 'scale', width: 500, height: Math.round((500 * 595) / 1200) });
   });
 

@@ -166,9 +166,6 @@ export interface EditPlan {
    * (the planner keeps it only when the output format can hold it).
    */
   flatten?: Rgba;
-  /** Space added around the image, in pixels, filled with `paddingFill`. */
-  padding?: Sides;
-  paddingFill?: Rgba;
   resize?: ResizePlan;
   /** Resizing by `fit: outpaint` (then `resize` is absent). */
   outpaint?: OutpaintPlan;

@@ -6,6 +6,7 @@ export { registerStep, registeredSteps, type RegisteredStep } from './operations
 export { pipelineSteps } from './pipeline-steps';
 export { adjust } from './operations/adjust.operation';
 export { styleTransfer } from './operations/generative.operation';
+export { pad } from './operations/padding.operation';
 export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';

@@ -52,12 +52,6 @@ describe('estimatePixelMemory', () => {
       mib: 48,
     },
     {
-      name: 'padding enlarges the result',
-      probe: probe('jpeg'),
-      plan: { ...JPEG_OUT, padding: { top: 512, right: 0, bottom: 512, left: 0 }, paddingFill: undefined },
-      mib: 32,
-    },
-    {
       name: 'background removal: four frames more and the matte’s planes (96 B a pixel at its working size)',
       probe: probe('jpeg'),
       plan: {

@@ -29,6 +29,7 @@
  */
 import type { EditPlan } from './edit-plan';
 import type { ImageProbe } from './decode/probe';
+import { PIPELINE_PHASES } from './operations/pipeline-step';
 import { registeredParts } from './operations/registered-steps';
 import { matteSize } from './operations/subject-matte';
 
@@ -99,9 +100,9 @@ const WHOLE_ENCODERS: ReadonlySet<EditPlan['encode']['format']> = new Set(['webp
 export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answer?: GeneratorAnswerLimits): number {
   const depth = probe.space === 'rgb16' || probe.space === 'grey16' ? 2 : 1;
   const inputPixels = probe.width * probe.height;
-  const output = outputPixels(probe, plan);
-  const frame = Math.max(inputPixels, output) * 4 * depth;
   const parts = registeredParts(plan);
+  const output = outputPixels(probe, plan, parts);
+  const frame = Math.max(inputPixels, output) * 4 * depth;
   const frames = DECODE_FRAMES[probe.format] + (materialises(plan, parts) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
   const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
@@ -145,16 +146,21 @@ function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>)
     plan.removeBackground ||
     plan.blurBackground ||
     plan.flatten ||
-    plan.padding ||
     plan.outpaint ||
     parts.some(({ step }) => step.materialises),
   );
 }
 
-/** Pixels of the result: the resize's size, or the input's plus padding. */
-function outputPixels(probe: EstimatedProbe, plan: EditPlan): number {
-  if (plan.resize) return plan.resize.width * plan.resize.height;
-  if (plan.outpaint) return plan.outpaint.width * plan.outpaint.height;
-  const { top = 0, right = 0, bottom = 0, left = 0 } = plan.padding ?? {};
-  return (probe.width + left + right) * (probe.height + top + bottom);
+/**
+ * Pixels of the result: the resize's (or outpaint's) size, else the input's, each changed by the registered steps
+ * that change sizes (a padding grows it) on their side of resizing.
+ */
+function outputPixels(probe: EstimatedProbe, plan: EditPlan, parts: ReturnType<typeof registeredParts>): number {
+  const resizing = PIPELINE_PHASES.indexOf('resizing');
+  const sized = plan.resize ?? plan.outpaint;
+  let size = sized ? { width: sized.width, height: sized.height } : { width: probe.width, height: probe.height };
+  for (const { step, part } of parts) {
+    if (step.size && (!sized || PIPELINE_PHASES.indexOf(step.phase) >= resizing)) size = step.size(part, size);
+  }
+  return size.width * size.height;
 }

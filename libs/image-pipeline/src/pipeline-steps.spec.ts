@@ -31,7 +31,6 @@ const ONLY: Record<string, EditPlan> = {
   'background removal': { ...BASE, removeBackground: { subject: SUBJECT, clipping: false } },
   'background blur': { ...BASE, blurBackground: { subject: SUBJECT, kind: 'gaussian', radius: 4 } },
   flatten: { ...BASE, flatten: WHITE },
-  padding: { ...BASE, padding: { top: 1, right: 2, bottom: 3, left: 4 }, paddingFill: WHITE },
   resize: { ...BASE, resize: { mode: 'scale', width: 10, height: 10 } },
 };
 
@@ -55,8 +54,8 @@ describe('PIPELINE_STEPS', () => {
     const documented = documentedOrder();
     expect(documented).toHaveLength(10);
     expect(PIPELINE_PHASES).toEqual(documented);
-    // the adjustments, style transfer and overlay phases hold registered operations only (libs/editing): one each here
-    for (const phase of ['adjustments', 'style transfer', 'overlay'] as const)
+    // the padding, adjustments, style transfer and overlay phases hold registered operations only (libs/editing)
+    for (const phase of ['padding', 'adjustments', 'style transfer', 'overlay'] as const)
       registerStep({ name: phase, phase, assumes8BitSrgb: false, materialises: false, run: async (s) => s });
     const phases = pipelineSteps()
       .map((step) => step.phase)
@@ -102,7 +101,6 @@ describe('PIPELINE_STEPS', () => {
       'background removal',
       'background blur',
       'flatten',
-      'padding',
       'upscale',
       'resize',
       'encode',

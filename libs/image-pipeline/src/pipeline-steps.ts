@@ -5,7 +5,6 @@ import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
 import { outpaintStep } from './operations/generative.operation';
 import { identityCropStep } from './operations/identity-crop.operation';
-import { paddingStep } from './operations/padding.operation';
 import { blurPlatesStep } from './operations/plate-blur.operation';
 import { PIPELINE_PHASES, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
@@ -30,7 +29,6 @@ export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   removeBackgroundStep,
   blurBackgroundStep,
   flattenStep,
-  paddingStep,
   // the upscale model enlarges by its scale where the size grows (ResizePlan.upscale); resize makes the exact size
   upscaleStep,
   resizeStep,

@@ -649,11 +649,11 @@ export type OperationsDto = {
    */
   resizing?: ResizingDto;
   background?: BackgroundDto;
+  privacy?: PrivacyDto;
   /**
    * Space added around the image, filled with the background colour: "N%" or "N% M%" (each at most 50%), or "Npx" or "Npx Mpx" (whole pixels); with two values the first is horizontal, the second vertical; or four pixel values "Tpx Rpx Bpx Lpx". Each value at most 50% of the image side.
    */
   padding?: string;
-  privacy?: PrivacyDto;
   /**
    * Global adjustments after resizing: HDR, exposure, saturation, contrast, sharpness.
    */

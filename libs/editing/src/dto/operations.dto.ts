@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { BackgroundDto } from './background.dto';
-import { IsSideLengths, PADDING_RULE } from './edit-values';
 import { ResizingDto } from './resizing.dto';
 
 export const UPSCALE_MODELS = ['smart_enhance', 'smart_resize', 'digital_art', 'faces', 'photo'] as const;
@@ -79,15 +78,6 @@ export class OperationsDto {
   @ApiPropertyOptional({ type: () => BackgroundDto })
   @Allow()
   background?: BackgroundDto;
-
-  @ApiPropertyOptional({
-    type: 'string',
-    description: `Space added around the image, filled with the background colour: ${PADDING_RULE}. Each value at most 50% of the image side.`,
-    example: '10%',
-  })
-  @IsOptional()
-  @IsSideLengths(true)
-  padding?: string;
 
   @ApiPropertyOptional({ type: () => PrivacyDto })
   @Allow()

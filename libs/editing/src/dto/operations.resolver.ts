@@ -204,7 +204,7 @@ function readPrivacy(raw: unknown, path: string, issues: Issues): Privacy | unde
   return { blur_car_plate: dto.blur_car_plate ?? false, identity_crop: dto.identity_crop ?? false };
 }
 
-type GroupName = Exclude<keyof EditOperations, 'padding' | 'registered'>;
+type GroupName = Exclude<keyof EditOperations, 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
 const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
@@ -222,9 +222,10 @@ function readRegistered(dto: Record<string, unknown>, path: string, issues: Issu
     if (absent(raw)) continue;
     const at = pathOf(path, operation.name);
     operation.check?.(dto, issues);
-    // read even when the class found problems, so that one 422 lists those its rules across members find too
-    const shaped = validateShape(operation.dto, raw, at, issues);
-    if (!shaped) continue;
+    // read even when the class found problems, so that one 422 lists those its rules across members find too; a
+    // value that is not an object was checked with the rest of `operations` (its property's decorators)
+    const shaped = operation.dto ? validateShape(operation.dto, raw, at, issues) : issues.has(at) ? undefined : raw;
+    if (shaped === undefined) continue;
     const value = operation.read(shaped, at, issues);
     if (value !== undefined && !issues.has(at)) values[operation.name] = value;
   }
@@ -241,7 +242,6 @@ export function readOperations(raw: unknown, path: string, issues: Issues): Edit
     const value: unknown = dto[name];
     if (!absent(value)) operations[name] = GROUP_READERS[name](value, pathOf(path, name), issues);
   }
-  if (!absent(dto.padding)) operations.padding = parsed(parseSideLengths(dto.padding, true));
   const registered = readRegistered(dto as unknown as Record<string, unknown>, path, issues);
   if (Object.keys(registered).length > 0) operations.registered = registered;
   return compact(operations) as EditOperations;

@@ -1,4 +1,4 @@
-import type { OutputFormat, RegisteredStep } from '@app/image-pipeline';
+import type { OutputFormat, RegisteredStep, Rgba } from '@app/image-pipeline';
 import type { DtoClass, Issues } from '../dto/dto-validation';
 import type { ModelCapability } from '../model-capabilities';
 
@@ -12,15 +12,24 @@ import type { ModelCapability } from '../model-capabilities';
 export interface EditOperation<Value = unknown, Part = unknown> {
   /** The member of `operations` (`watermark`): also the step's name and the key of its part in the plan. */
   readonly name: string;
-  /** Its request object's class: strict validation (unknown members refused) and its OpenAPI schema. */
-  readonly dto: DtoClass<object>;
+  /**
+   * Its request object's class: strict validation (unknown members refused) and its OpenAPI schema. An operation
+   * whose value is not an object (`padding: "10%"`) gives `property` instead.
+   */
+  readonly dto?: DtoClass<object>;
+  /**
+   * For a value that is not an object: the decorators of its property on OperationsDto, which validate it with the
+   * rest of `operations` and document it (an ApiPropertyOptional with its type and `description`).
+   */
+  readonly property?: readonly PropertyDecorator[];
   /** The member's description in the OpenAPI document. */
   readonly description: string;
   /**
-   * The resolved value of an object that passed the class's rules (`dto`), with its defaults; rules across
-   * members add to `issues` under `path` (the value is then ignored).
+   * The resolved value, with its defaults: of an object that passed its class's rules (`dto`), or of a value that
+   * passed its property's (`property`); rules across members add to `issues` under `path` (the value is then
+   * ignored).
    */
-  read(dto: object, path: string, issues: Issues): Value | undefined;
+  read(value: unknown, path: string, issues: Issues): Value | undefined;
   /**
    * Rules across operations (style transfer after a background removal), read from the raw `operations` object
    * when the request names this operation, so that a conflict is reported even when a member has problems of its
@@ -29,7 +38,11 @@ export interface EditOperation<Value = unknown, Part = unknown> {
   check?(operations: Readonly<Record<string, unknown>>, issues: Issues): void;
   /** Images the operation reads besides the input (URLs or storage references), loaded before the pixel work. */
   asset?(value: Value): { field: string; location: string } | undefined;
-  /** Its part of the plan for the image as it enters its step (`size`) and the output's format; undefined: none. */
+  /**
+   * Its part of the plan for the image as it enters its step (`size`: after every step before it) and the
+   * output's format; undefined: nothing to run. A part that changes the size says so in `step.size`, and the
+   * operations after it are planned for the size it leaves. Problems that need the size throw a 422.
+   */
   plan(value: Value, context: OperationPlanContext): Part | undefined;
   /** Its step and memory (the pipeline's side: RegisteredStep); `name` is the operation's. */
   readonly step: Omit<RegisteredStep<Part>, 'name'>;
@@ -41,9 +54,13 @@ export interface EditOperation<Value = unknown, Part = unknown> {
 }
 
 export interface OperationPlanContext {
-  /** The image's size as it enters the step (after every earlier resize, padding or outpaint). */
+  /** The image's size as it enters the step (after every earlier crop, padding, resize or outpaint). */
   size: { width: number; height: number };
   format: OutputFormat;
+  /** The background colour: `background.color`, else transparent where the input has alpha and the format keeps it, else white. */
+  fill: Rgba;
+  /** Largest image, in pixels, an edit may make (MAX_INPUT_PIXELS). */
+  maxPixels: number;
   /** The field path of the operation (`operations.watermark`), for the problems it finds (422). */
   path: string;
 }

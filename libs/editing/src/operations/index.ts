@@ -1,5 +1,6 @@
 import { registerEditOperation } from './operation-registry';
 import { adjustmentsOperation } from './adjustments/adjustments.operation';
+import { paddingOperation } from './padding/padding.operation';
 import { generativeOperation } from './generative/generative.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
@@ -8,6 +9,7 @@ import { watermarkOperation } from './watermark/watermark.operation';
  * listed here once. Registering adds its member to the request's schema and the OpenAPI document, and its step to
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
+registerEditOperation(paddingOperation);
 registerEditOperation(adjustmentsOperation);
 registerEditOperation(generativeOperation);
 registerEditOperation(watermarkOperation);

@@ -29,11 +29,11 @@ describe('the operation registry', () => {
     expect(names.slice(-2)).toEqual(['test_mark', 'encode']);
   });
 
-  it('refuses a member that is taken and a phase before the image is sized', () => {
+  it('refuses a member that is taken and the encode phase', () => {
     expect(() => registerEditOperation(operation('test_mark'))).toThrow(/taken/);
     expect(() => registerEditOperation(operation('padding'))).toThrow(/taken/);
-    const early = operation('early', { step: { ...operation('x').step, phase: 'background' } });
-    expect(() => registerEditOperation(early)).toThrow(/after resizing/);
+    const encoding = operation('encoding', { step: { ...operation('x').step, phase: 'encode' } });
+    expect(() => registerEditOperation(encoding)).toThrow(/no operation runs in encode/);
   });
 
   it("counts a registered operation's memory and the model it needs (501), and nothing when it is not asked", () => {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { PIPELINE_PHASES, registerStep } from '@app/image-pipeline';
+import { registerStep } from '@app/image-pipeline';
 import { OperationsDto } from '../dto/operations.dto';
 import type { EditOperation } from './edit-operation';
 
@@ -12,16 +12,19 @@ const operations: EditOperation[] = [];
  * the OpenAPI document, which is built after every registration), and its step in the pipeline.
  */
 export function registerEditOperation<Value, Part>(operation: EditOperation<Value, Part>): void {
-  const { name, dto, description } = operation;
+  const { name, dto, property, description } = operation;
   if (members().includes(name)) {
     throw new Error(`operations.${name} is taken: an operation registers a member of its own`);
   }
-  // the planner plans a registered operation at the final size (edit-planner.ts, planRegistered)
-  if (PIPELINE_PHASES.indexOf(operation.step.phase) <= PIPELINE_PHASES.indexOf('resizing')) {
-    throw new Error(`operations.${name}: a registered operation runs after resizing, not in ${operation.step.phase}`);
+  if (!dto === !property) throw new Error(`operations.${name}: give a class (dto) or a property's decorators`);
+  // decoding and encoding are the pipeline's own; everything between takes operations (pipeline-steps.ts)
+  if (operation.step.phase === 'encode') throw new Error(`operations.${name}: no operation runs in encode`);
+  if (dto) {
+    ApiPropertyOptional({ type: () => dto, description })(OperationsDto.prototype, name);
+    Allow()(OperationsDto.prototype, name);
+  } else {
+    for (const decorate of property!) decorate(OperationsDto.prototype, name);
   }
-  ApiPropertyOptional({ type: () => dto, description })(OperationsDto.prototype, name);
-  Allow()(OperationsDto.prototype, name);
   registerStep({ ...operation.step, name });
   operations.push(operation as EditOperation);
 }

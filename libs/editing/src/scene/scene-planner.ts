@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ImageProbe, Rgba, ScenePlan } from '@app/image-pipeline';
 import type { Colour } from '../dto/edit-values';
-import { encodePlan, resolveSides } from '../edit-planner';
+import { encodePlan } from '../edit-planner';
+import { resolveSides } from '../plan-sizes';
 import type { SceneRequest } from './scene-request';
 
 /** The pixel budgets of `output.resolution`: 1024x1024 and 1440x1440 for 1:1 (docs/api-contract.md, "Scene create"). */

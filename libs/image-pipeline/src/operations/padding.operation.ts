@@ -1,5 +1,4 @@
 import type { Rgba, Sides } from '../edit-plan';
-import type { PipelineStep } from './pipeline-step';
 import { ready, withAlpha, type StageImage } from './stage';
 
 /** Adds `sides` pixels around the image, filled with `fill` (transparent only when the image keeps alpha). */
@@ -16,12 +15,3 @@ export async function pad(current: StageImage, sides: Sides, fill: Rgba): Promis
     fresh: false,
   };
 }
-
-/** `padding`, around the image as it leaves the background phase (so before resizing). */
-export const paddingStep: PipelineStep<{ sides: Sides; fill: Rgba }> = {
-  name: 'padding',
-  phase: 'padding',
-  assumes8BitSrgb: true,
-  partOf: ({ padding, paddingFill }) => (padding && paddingFill ? { sides: padding, fill: paddingFill } : undefined),
-  run: (stage, { sides, fill }) => pad(stage, sides, fill),
-};

@@ -20,6 +20,8 @@ export interface RegisteredStep<Part = unknown> {
   /** Bytes it holds beyond those frames (memory-estimate.ts). */
   memory?(part: Part, sizes: StepSizes): number;
   run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
+  /** The size it leaves an image of `size` (padding grows it); absent: the same size. */
+  size?(part: Part, size: { width: number; height: number }): { width: number; height: number };
 }
 
 /** What a step's memory is reckoned from. */

@@ -9,7 +9,14 @@ import { generativeOperation, type Generative } from './generative.operation';
 
 const MIB = 1024 * 1024;
 const PLAIN: EditPlan = { encode: { format: 'jpeg', quality: 80, progressive: false }, colour: { space: 'auto' } };
-const PROBE = { format: 'png' as const, width: 1000, height: 1000, space: 'srgb' as const };
+const PROBE = {
+  format: 'png' as const,
+  fill: { r: 255, g: 255, b: 255, alpha: 1 },
+  maxPixels: 100_000_000,
+  width: 1000,
+  height: 1000,
+  space: 'srgb' as const,
+};
 
 function read(operations: Record<string, unknown>) {
   const issues = new Issues();
@@ -57,7 +64,13 @@ describe('operations.generative (style transfer), a registered operation', () =>
       field: 'operations.generative.style_transfer.style_reference_image',
       location: 'storage://styles/oil.jpg',
     });
-    const context = { size: { width: 10, height: 10 }, format: 'png' as const, path: 'operations.generative' };
+    const context = {
+      size: { width: 10, height: 10 },
+      format: 'png' as const,
+      fill: { r: 255, g: 255, b: 255, alpha: 1 },
+      maxPixels: 100_000_000,
+      path: 'operations.generative',
+    };
     expect(generativeOperation.plan(value, context)).toEqual({
       reference: true,
       styleStrength: 1,

@@ -65,6 +65,8 @@ describe('watermarkOperation: the request read and planned', () => {
       watermarkOperation.plan(read(kind === 'image' ? { image: 'https://example.com/a.png' } : { text: 'x' }).result!, {
         size: { width: 1000, height: 1000 },
         format: 'png',
+        fill: { r: 255, g: 255, b: 255, alpha: 1 },
+        maxPixels: 100_000_000,
         path: 'operations.watermark',
       })!;
     expect(watermarkOperation.step.memory!(part('text'), sizes)).toBe(8_000_000);
@@ -80,6 +82,8 @@ describe('watermarkOperation: the request read and planned', () => {
     const part = watermarkOperation.plan(value, {
       size: { width: 1000, height: 500 },
       format: 'png',
+      fill: { r: 255, g: 255, b: 255, alpha: 1 },
+      maxPixels: 100_000_000,
       path: 'operations.watermark',
     });
     expect(part).toMatchObject({ mark: { kind: 'image' }, width: 250, position: 'south_east' });
