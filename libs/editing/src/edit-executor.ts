@@ -64,6 +64,11 @@ export function generatorAnswerLimits(config: AppConfig): GeneratorAnswerLimits 
  * routes and for background tasks. Everything that can be refused without the image is refused first
  * (the request, the destination), then the image's header (type, pixel limit), then the plan.
  */
+/** Whether an operation the request asks for is planned from the faces in the input (EditOperation.findsFaces). */
+function findsFaces(request: EditRequest): boolean {
+  return askedOperations(request.operations.registered).some(({ operation, value }) => operation.findsFaces?.(value));
+}
+
 @Injectable()
 export class EditExecutor {
   constructor(
@@ -155,7 +160,7 @@ export class EditExecutor {
         timedStage('pixels', async () => {
           signal?.throwIfAborted();
           try {
-            if (request.operations.privacy?.identity_crop) {
+            if (findsFaces(request)) {
               const faces = await this.pipeline.findFaces(source.bytes, probe);
               if (faces.length === 0) notices.push(NO_FACE_FOUND);
               plan = planEdit(request, probe, { ...planContext, faces });

@@ -13,8 +13,6 @@ import {
 } from '@app/image-pipeline';
 import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
-import { planIdentityCrop } from './privacy-plan';
-import { planPlateBlur } from './plate-plan';
 import type { EditRequest, FormatOptions } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { askedOperations, type OperationPlanContext } from './operations';
@@ -173,15 +171,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
-  const registered = registeredPlanner(request, { format, fill, maxPixels: context.maxPixels });
-  const identityCrop =
-    request.operations.privacy?.identity_crop && context.faces && planIdentityCrop(context.faces, size.height);
-  if (identityCrop) {
-    plan.identityCrop = identityCrop;
-    size = { width: size.width, height: size.height - identityCrop.top };
-  }
-  const plates = planPlateBlur(request.operations.privacy);
-  if (plates) plan.blurPlates = plates;
+  const registered = registeredPlanner(request, { format, fill, maxPixels: context.maxPixels, faces: context.faces });
   size = registered.through('privacy', size);
   const restorations = request.operations.restorations;
   if (restorations?.decompress) plan.decompress = restorations.decompress;
@@ -236,7 +226,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
  */
 function registeredPlanner(
   request: EditRequest,
-  context: Pick<OperationPlanContext, 'format' | 'fill' | 'maxPixels'>,
+  context: Pick<OperationPlanContext, 'format' | 'fill' | 'maxPixels' | 'faces'>,
 ): { through(phase: PipelinePhase, size: Dimensions): Dimensions; readonly parts?: Record<string, unknown> } {
   const phaseOf = (name: PipelinePhase) => PIPELINE_PHASES.indexOf(name);
   // stable: operations of one phase run in the order of their registration (pipeline-steps.ts)

@@ -47,17 +47,11 @@ export interface Background {
   blur?: BackgroundBlur;
 }
 
-export interface Privacy {
-  blur_car_plate: boolean;
-  identity_crop: boolean;
-}
-
 /** Only the groups the request names are present. */
 export interface EditOperations {
   restorations?: Restorations;
   resizing?: Resizing;
   background?: Background;
-  privacy?: Privacy;
   /** The registered operations' values (operations/), by member name (`watermark`). */
   registered?: Readonly<Record<string, unknown>>;
 }

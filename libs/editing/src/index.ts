@@ -34,7 +34,6 @@ export * from './webhooks/webhooks.module';
 export * from './webhooks/webhook-secrets';
 export { SHOWN_SECRET_LENGTH } from './webhooks/webhook-signature';
 export * from './notices';
-export * from './privacy-plan';
 export * from './inputs/source-loader';
 export * from './scene/scene-request';
 export * from './scene/scene-request.dto';

@@ -32,7 +32,7 @@ export interface ModelOperation {
 
 /** Every operation of the request that needs a model, in the contract's processing order. */
 export function modelOperations(request: EditRequest): ModelOperation[] {
-  const { restorations, resizing, background, privacy, registered } = request.operations;
+  const { restorations, resizing, background, registered } = request.operations;
   const found: ModelOperation[] = [];
   const add = (on: unknown, operation: ModelOperation) => {
     if (on) found.push(operation);
@@ -46,12 +46,10 @@ export function modelOperations(request: EditRequest): ModelOperation[] {
   add(background?.remove, { path: 'operations.background.remove', needs: 'segmentation' });
   add(background?.blur, { path: 'operations.background.blur', needs: 'segmentation' });
   add(resizing?.fit.type === 'outpaint', { path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
-  add(privacy?.blur_car_plate, { path: 'operations.privacy.blur_car_plate', needs: 'text-detection' });
-  add(privacy?.identity_crop, { path: 'operations.privacy.identity_crop', needs: 'face-detection' });
   for (const { operation, value, path } of askedOperations(registered)) {
-    const { needs } = operation;
-    if (!needs || (needs.when && !needs.when(value))) continue;
-    found.push({ path: needs.at ? `${path}.${needs.at}` : path, needs: needs.capability });
+    for (const { capability, at, when } of operation.needs ?? []) {
+      if (!when || when(value)) found.push({ path: at ? `${path}.${at}` : path, needs: capability });
+    }
   }
   return found;
 }

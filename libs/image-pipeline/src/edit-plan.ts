@@ -114,17 +114,11 @@ export type ColourPlan = { space: 'auto' } | { space: 'rgb' } | { space: 'cmyk';
 
 /**
  * Privacy: the identity crop keeps the rows from `top` down (the display size's rows; `top` > 0): the rows above
- * hold the faces down to between nose and mouth (libs/editing: privacy-plan.ts).
+ * hold the faces down to between nose and mouth (libs/editing's registered `privacy` operation).
  */
 export interface IdentityCropPlan {
   top: number;
 }
-
-/**
- * Car plate blur (`privacy.blur_car_plate`): text regions shaped like a plate's, blurred with their plate around
- * them (operations/plate-blur.operation.ts). It has no settings: present means on.
- */
-export type PlateBlurPlan = Record<string, never>;
 
 /**
  * `fit: outpaint`: the image (as it enters resizing) scaled to `inner` on a `width` x `height` canvas, and the
@@ -152,9 +146,6 @@ export interface StyleTransferPlan {
 }
 
 export interface EditPlan {
-  identityCrop?: IdentityCropPlan;
-  /** Privacy: car plates blurred (after the identity crop, before any restoration). */
-  blurPlates?: PlateBlurPlan;
   /** Restoration applied to the decoded pixels. */
   decompress?: DecompressStrength;
   /** Detail redrawn at the same size (super-resolution, then Lanczos back to the size): `restorations.polish`. */

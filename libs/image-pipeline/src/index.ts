@@ -1,12 +1,20 @@
 export * from './edit-plan';
 export * from './image-pipeline';
 export * from './image-pipeline.module';
-export { PIPELINE_PHASES, type EditAssets, type PipelinePhase, type StepContext } from './operations/pipeline-step';
+export {
+  assumes8Bit,
+  PIPELINE_PHASES,
+  type EditAssets,
+  type PipelinePhase,
+  type StepContext,
+} from './operations/pipeline-step';
 export { registerStep, registeredSteps, type RegisteredStep } from './operations/registered-steps';
 export { pipelineSteps } from './pipeline-steps';
 export { adjust } from './operations/adjust.operation';
 export { styleTransfer } from './operations/generative.operation';
 export { pad } from './operations/padding.operation';
+export { cropBelowFaces } from './operations/identity-crop.operation';
+export { blurPlates } from './operations/plate-blur.operation';
 export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';

@@ -92,14 +92,6 @@ describe('estimatePixelMemory', () => {
     expect(bytes).toBeLessThan(frames * frame * 1.4);
   });
 
-  it('an identity crop costs nothing of its own: the uncut plan (which the executor admits) bounds the cut one', () => {
-    for (const format of ['jpeg', 'png', 'webp', 'heic'] as const) {
-      const uncut = estimatePixelMemory(probe(format), resized(800, 600));
-      const cut = estimatePixelMemory(probe(format), { ...resized(800, 600), identityCrop: { top: 300 } });
-      expect(cut).toBe(uncut);
-    }
-  });
-
   it("counts an HTTP generator's answer for outpaint: its bytes twice and its pixels as RGBA", () => {
     // style transfer's is counted by its registered step (libs/editing, operations/generative/generative.spec.ts)
     const answer = { maxPixels: 50_000_000, responseBytes: 8 * MIB };

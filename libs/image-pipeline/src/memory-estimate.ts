@@ -140,14 +140,15 @@ function superResolved(input: number, output: number, plan: EditPlan): number {
  */
 function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>): boolean {
   return Boolean(
-    plan.blurPlates ||
     plan.decompress ||
     plan.polish ||
     plan.removeBackground ||
     plan.blurBackground ||
     plan.flatten ||
     plan.outpaint ||
-    parts.some(({ step }) => step.materialises),
+    parts.some(({ step, part }) =>
+      typeof step.materialises === 'function' ? step.materialises(part) : step.materialises,
+    ),
   );
 }
 

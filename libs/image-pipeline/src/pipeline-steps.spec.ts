@@ -54,8 +54,8 @@ describe('PIPELINE_STEPS', () => {
     const documented = documentedOrder();
     expect(documented).toHaveLength(10);
     expect(PIPELINE_PHASES).toEqual(documented);
-    // the padding, adjustments, style transfer and overlay phases hold registered operations only (libs/editing)
-    for (const phase of ['padding', 'adjustments', 'style transfer', 'overlay'] as const)
+    // these phases hold registered operations only (libs/editing, operations/): one stand-in each here
+    for (const phase of ['privacy', 'padding', 'adjustments', 'style transfer', 'overlay'] as const)
       registerStep({ name: phase, phase, assumes8BitSrgb: false, materialises: false, run: async (s) => s });
     const phases = pipelineSteps()
       .map((step) => step.phase)

@@ -4,9 +4,13 @@ import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
 import { outpaintStep } from './operations/generative.operation';
-import { identityCropStep } from './operations/identity-crop.operation';
-import { blurPlatesStep } from './operations/plate-blur.operation';
-import { PIPELINE_PHASES, type DecodeStep, type PipelineStep, type StepContext } from './operations/pipeline-step';
+import {
+  assumes8Bit,
+  PIPELINE_PHASES,
+  type DecodeStep,
+  type PipelineStep,
+  type StepContext,
+} from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
 import { asPipelineStep, registeredSteps } from './operations/registered-steps';
 import { decompressStep } from './operations/restore.operation';
@@ -22,8 +26,6 @@ import type { StageImage } from './operations/stage';
  */
 export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   decodeStep,
-  identityCropStep,
-  blurPlatesStep,
   decompressStep,
   polishStep,
   removeBackgroundStep,
@@ -69,7 +71,10 @@ export async function runSteps(
 ): Promise<StageImage> {
   const [decode, ...rest] = steps;
   // which steps run does not depend on sizes, so a plan made again after a crop turns none on or off
-  const toEightBit = rest.some((step) => step.assumes8BitSrgb && step.partOf(context.plan) !== undefined);
+  const toEightBit = rest.some((step) => {
+    const part = step.partOf(context.plan);
+    return part !== undefined && assumes8Bit(step, part);
+  });
   let stage = await decode.open(context, toEightBit);
   let current = context;
   for (const step of rest) {

@@ -649,6 +649,9 @@ export type OperationsDto = {
    */
   resizing?: ResizingDto;
   background?: BackgroundDto;
+  /**
+   * Privacy: `identity_crop` (everything above the line between nose and mouth cut away) and `blur_car_plate`.
+   */
   privacy?: PrivacyDto;
   /**
    * Space added around the image, filled with the background colour: "N%" or "N% M%" (each at most 50%), or "Npx" or "Npx Mpx" (whole pixels); with two values the first is horizontal, the second vertical; or four pixel values "Tpx Rpx Bpx Lpx". Each value at most 50% of the image side.

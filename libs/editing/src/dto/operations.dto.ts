@@ -36,29 +36,6 @@ export class RestorationsDto {
   polish?: boolean;
 }
 
-export class PrivacyDto {
-  @ApiPropertyOptional({
-    type: Boolean,
-    default: false,
-    description:
-      'Blurs car number plates beyond recognition, with the plate around them: text regions shaped like a ' +
-      "plate's characters (one short, contrasted line on a one-coloured surface). Any such text is blurred.",
-  })
-  @IsOptional()
-  @IsBoolean()
-  blur_car_plate?: boolean;
-
-  @ApiPropertyOptional({
-    type: Boolean,
-    default: false,
-    description:
-      'Cuts away everything above the line between nose and mouth of every detected person (the lowest such line when there are several). No face found: the image is not cut and the response carries the notice `NO_FACE_FOUND` in `notices`.',
-  })
-  @IsOptional()
-  @IsBoolean()
-  identity_crop?: boolean;
-}
-
 /**
  * The operations of one edit. Groups that hold a union (resizing, background) are walked by
  * operations.resolver.ts; every group is an object with no other members.
@@ -78,8 +55,4 @@ export class OperationsDto {
   @ApiPropertyOptional({ type: () => BackgroundDto })
   @Allow()
   background?: BackgroundDto;
-
-  @ApiPropertyOptional({ type: () => PrivacyDto })
-  @Allow()
-  privacy?: PrivacyDto;
 }

@@ -129,11 +129,11 @@ describe('operations normalise', () => {
     ['padding Npx', { padding: '0px' }, { registered: { padding: sides('px', 0, 0, 0, 0) } }],
     ['padding Npx Mpx', { padding: '20px 10px' }, { registered: { padding: sides('px', 10, 20, 10, 20) } }],
     ['padding Tpx Rpx Bpx Lpx', { padding: '1px 2px 3px 4px' }, { registered: { padding: sides('px', 1, 2, 3, 4) } }],
-    ['empty privacy', { privacy: {} }, { privacy: { blur_car_plate: false, identity_crop: false } }],
+    ['empty privacy', { privacy: {} }, { registered: { privacy: { blur_car_plate: false, identity_crop: false } } }],
     [
       'privacy flags',
       { privacy: { blur_car_plate: true, identity_crop: true } },
-      { privacy: { blur_car_plate: true, identity_crop: true } },
+      { registered: { privacy: { blur_car_plate: true, identity_crop: true } } },
     ],
     ['empty generative', { generative: {} }, { registered: { generative: {} } }],
     [

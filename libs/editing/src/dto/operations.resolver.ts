@@ -5,7 +5,6 @@ import type {
   EditOperations,
   Fit,
   ObjectSelection,
-  Privacy,
   Resizing,
   Restorations,
 } from '../edit-request.model';
@@ -39,7 +38,7 @@ import {
   type Parsed,
   type Size,
 } from './edit-values';
-import { OperationsDto, PrivacyDto, RestorationsDto } from './operations.dto';
+import { OperationsDto, RestorationsDto } from './operations.dto';
 import {
   BoxFitDto,
   CropFitDto,
@@ -198,12 +197,6 @@ function readRestorations(raw: unknown, path: string, issues: Issues): Restorati
   });
 }
 
-function readPrivacy(raw: unknown, path: string, issues: Issues): Privacy | undefined {
-  const dto = validateShape(PrivacyDto, raw, path, issues);
-  if (!dto || issues.has(path)) return undefined;
-  return { blur_car_plate: dto.blur_car_plate ?? false, identity_crop: dto.identity_crop ?? false };
-}
-
 type GroupName = Exclude<keyof EditOperations, 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
@@ -211,7 +204,6 @@ const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Is
   restorations: readRestorations,
   resizing: readResizing,
   background: readBackground,
-  privacy: readPrivacy,
 };
 
 /** The members of the registered operations (operations/): each object checked by its class, then read. */

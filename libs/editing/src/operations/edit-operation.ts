@@ -1,4 +1,4 @@
-import type { OutputFormat, RegisteredStep, Rgba } from '@app/image-pipeline';
+import type { DetectedFace, OutputFormat, RegisteredStep, Rgba } from '@app/image-pipeline';
 import type { DtoClass, Issues } from '../dto/dto-validation';
 import type { ModelCapability } from '../model-capabilities';
 
@@ -47,10 +47,15 @@ export interface EditOperation<Value = unknown, Part = unknown> {
   /** Its step and memory (the pipeline's side: RegisteredStep); `name` is the operation's. */
   readonly step: Omit<RegisteredStep<Part>, 'name'>;
   /**
-   * The kind of model it needs: without one installed, the request is refused with 501 naming the field
+   * The kinds of model it needs: without one installed, the request is refused with 501 naming the field
    * (`operations.<name>`, or its member `at`), when `when` says the value needs it (absent: always).
    */
-  readonly needs?: { capability: ModelCapability; at?: string; when?(value: Value): boolean };
+  readonly needs?: ReadonlyArray<{ capability: ModelCapability; at?: string; when?(value: Value): boolean }>;
+  /**
+   * Whether it is planned from the faces in the input (identity_crop): the executor then finds them first, within
+   * the same admission, and plans the edit again with them (OperationPlanContext.faces).
+   */
+  findsFaces?(value: Value): boolean;
 }
 
 export interface OperationPlanContext {
@@ -61,6 +66,8 @@ export interface OperationPlanContext {
   fill: Rgba;
   /** Largest image, in pixels, an edit may make (MAX_INPUT_PIXELS). */
   maxPixels: number;
+  /** The faces found in the input (display pixels), once looked for (findsFaces); absent before. */
+  faces?: readonly DetectedFace[];
   /** The field path of the operation (`operations.watermark`), for the problems it finds (422). */
   path: string;
 }

@@ -1,6 +1,7 @@
 import { registerEditOperation } from './operation-registry';
 import { adjustmentsOperation } from './adjustments/adjustments.operation';
 import { paddingOperation } from './padding/padding.operation';
+import { privacyOperation } from './privacy/privacy.operation';
 import { generativeOperation } from './generative/generative.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
@@ -9,6 +10,7 @@ import { watermarkOperation } from './watermark/watermark.operation';
  * listed here once. Registering adds its member to the request's schema and the OpenAPI document, and its step to
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
+registerEditOperation(privacyOperation);
 registerEditOperation(paddingOperation);
 registerEditOperation(adjustmentsOperation);
 registerEditOperation(generativeOperation);

@@ -39,7 +39,7 @@ describe('the operation registry', () => {
   it("counts a registered operation's memory and the model it needs (501), and nothing when it is not asked", () => {
     registerEditOperation(
       operation('needs_model', {
-        needs: { capability: 'segmentation' },
+        needs: [{ capability: 'segmentation' }],
         read: () => ({ on: true }),
         step: { ...operation('x').step, materialises: true, memory: (_part, { output }) => output * 10 },
       }),

@@ -5,8 +5,7 @@ import type { ImageProbe } from '../decode/probe';
 import type { IdentityCropPlan } from '../edit-plan';
 import type { DetectedFace, FaceDetector } from '../ports/face-detector.port';
 import type { PixelPool } from '../workers/pixel-pool';
-import type { PipelineStep } from './pipeline-step';
-import { ready } from './stage';
+import { ready, type StageImage } from './stage';
 
 /** What finding the faces of an input needs: the decoders' pool, the pixel limit, the detector. */
 export interface FaceSearch {
@@ -77,19 +76,13 @@ export async function facesOf(
 }
 
 /**
- * Privacy: the identity crop. The planner placed the cut from the faces found in the input (privacy-plan.ts in
- * libs/editing); this step keeps the rows from `top` down, on the original pixels, at any bit depth.
+ * The identity crop (libs/editing's registered `privacy` operation placed the cut from the faces found in the
+ * input): the rows from `top` down, on the original pixels, at any bit depth; a lazy extract on the pipeline.
  */
-export const identityCropStep: PipelineStep<IdentityCropPlan> = {
-  name: 'identity crop',
-  phase: 'privacy',
-  assumes8BitSrgb: false,
-  partOf: (plan) => plan.identityCrop,
-  async run(current, plan) {
-    const stage = await ready(current);
-    const height = stage.height - plan.top;
-    if (plan.top <= 0 || height <= 0) throw new RangeError(`identity crop at row ${plan.top} of ${stage.height}`);
-    const image = stage.image.extract({ left: 0, top: plan.top, width: stage.width, height });
-    return { ...stage, image, height, fresh: false };
-  },
-};
+export async function cropBelowFaces(current: StageImage, plan: IdentityCropPlan): Promise<StageImage> {
+  const stage = await ready(current);
+  const height = stage.height - plan.top;
+  if (plan.top <= 0 || height <= 0) throw new RangeError(`identity crop at row ${plan.top} of ${stage.height}`);
+  const image = stage.image.extract({ left: 0, top: plan.top, width: stage.width, height });
+  return { ...stage, image, height, fresh: false };
+}

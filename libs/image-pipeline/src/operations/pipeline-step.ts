@@ -59,6 +59,11 @@ export interface StepContext {
   readonly signal?: AbortSignal;
 }
 
+/** Whether the step, run with `part`, assumes 8-bit sRGB (PipelineStep.assumes8BitSrgb). */
+export function assumes8Bit<Part>(step: PipelineStep<Part>, part: Part): boolean {
+  return step.assumes8BitFor ? step.assumes8BitFor(part) : step.assumes8BitSrgb;
+}
+
 /** Images an edit reads besides its input, loaded by the caller (EditExecutor) before the pipeline runs. */
 export interface EditAssets {
   /** The images registered operations read (EditOperation.assets), by operation name. */
@@ -79,6 +84,11 @@ export interface PipelineStep<Part = unknown> {
    * then converted once right after decoding (decode.operation.ts), not before each such step.
    */
   readonly assumes8BitSrgb: boolean;
+  /**
+   * Given, it decides for each part instead of assumes8BitSrgb (a step whose parts differ: the privacy step's
+   * identity crop works at any depth, its plate blur on 8-bit sRGB).
+   */
+  assumes8BitFor?(part: Part): boolean;
   /**
    * Its result may be smaller than its input (a crop to the object or below the faces). The later steps were
    * planned from the input's size, so the runner has them planned again for the size it leaves.

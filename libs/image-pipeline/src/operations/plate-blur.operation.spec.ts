@@ -5,6 +5,8 @@ import type { EditPlan } from '../edit-plan';
 import { ImagePipeline } from '../image-pipeline';
 import type { RawImage } from '../ports/segmenter.port';
 import { TextDetector, type TextRegion } from '../ports/text-detector.port';
+import { blurPlates } from './plate-blur.operation';
+import { registerStep } from './registered-steps';
 
 /**
  * The plate blur step in the pipeline, with a stand-in for the model (allowed here: this is the spec of the step's
@@ -47,7 +49,19 @@ async function scene(): Promise<Buffer> {
   return sharp(Buffer.from(svg)).removeAlpha().png({ compressionLevel: 1 }).toBuffer();
 }
 
-const PLAN: EditPlan = { blurPlates: {}, encode: { format: 'png', compression: 'fast' }, colour: { space: 'auto' } };
+// libs/editing's privacy operation registers the step that runs the kernel; here one that runs only it
+registerStep({
+  name: 'plates',
+  phase: 'privacy',
+  assumes8BitSrgb: true,
+  materialises: true,
+  run: (stage, _part, context) => blurPlates(stage, context),
+});
+const PLAN: EditPlan = {
+  operations: { plates: {} },
+  encode: { format: 'png', compression: 'fast' },
+  colour: { space: 'auto' },
+};
 
 describe('the car plate blur step', () => {
   const pipelines: ImagePipeline[] = [];

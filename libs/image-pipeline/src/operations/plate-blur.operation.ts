@@ -1,7 +1,6 @@
 import { ServiceException } from '@app/common';
-import type { PlateBlurPlan } from '../edit-plan';
 import type { TextDetector } from '../ports/text-detector.port';
-import type { PipelineStep, StepContext } from './pipeline-step';
+import type { StepContext } from './pipeline-step';
 import { plateCandidates, scaledCandidate } from './plate-regions';
 import { fromRaw, ready, toRaw, type StageImage } from './stage';
 import { resizedRaw } from './subject-matte';
@@ -42,12 +41,3 @@ export async function blurPlates(current: StageImage, context: StepContext): Pro
   const result = await context.pool.run('plate-blur', { image: pixels, plates });
   return fromRaw(result.image);
 }
-
-/** Privacy: car plate blur (`privacy.blur_car_plate`). */
-export const blurPlatesStep: PipelineStep<PlateBlurPlan> = {
-  name: 'car plate blur',
-  phase: 'privacy',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.blurPlates,
-  run: (stage, _plan, context) => blurPlates(stage, context),
-};

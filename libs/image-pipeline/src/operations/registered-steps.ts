@@ -14,9 +14,9 @@ export interface RegisteredStep<Part = unknown> {
   /** Runs after the built-in steps of this phase (pipeline-steps.ts) and the steps registered before it there. */
   readonly phase: PipelinePhase;
   /** See PipelineStep.assumes8BitSrgb. */
-  readonly assumes8BitSrgb: boolean;
+  readonly assumes8BitSrgb: boolean | ((part: Part) => boolean);
   /** It holds the whole image between stages (memory-estimate.ts: two frames more, counted once per plan). */
-  readonly materialises: boolean;
+  readonly materialises: boolean | ((part: Part) => boolean);
   /** Bytes it holds beyond those frames (memory-estimate.ts). */
   memory?(part: Part, sizes: StepSizes): number;
   run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
@@ -66,7 +66,8 @@ export function asPipelineStep<Part>(step: RegisteredStep<Part>): PipelineStep<P
   return {
     name: step.name,
     phase: step.phase,
-    assumes8BitSrgb: step.assumes8BitSrgb,
+    assumes8BitSrgb: step.assumes8BitSrgb !== false,
+    ...(typeof step.assumes8BitSrgb === 'function' && { assumes8BitFor: step.assumes8BitSrgb }),
     partOf: (plan) => plan.operations?.[step.name] as Part | undefined,
     run: (stage, part, context) => step.run(stage, part, context),
   };

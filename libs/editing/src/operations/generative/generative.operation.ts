@@ -87,5 +87,5 @@ export const generativeOperation: EditOperation<Generative, StyleTransferPlan> =
       STYLE_FRAMES * frame + (answer ? generatedAnswerBytes(frame / 4 / depth, answer) : 0),
     run: (stage, part, context) => styleTransfer(stage, part, context, context.assets?.operations?.generative),
   },
-  needs: { capability: 'generative', at: 'style_transfer', when: (value) => value.style_transfer !== undefined },
+  needs: [{ capability: 'generative', at: 'style_transfer', when: (value) => value.style_transfer !== undefined }],
 };
