@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EditPlan, ImageProbe } from '@app/image-pipeline';
 import { ServiceException } from '@app/common';
-import { parseEditRequest } from './edit-request';
-import { planEdit, type PlanContext } from './edit-planner';
-import { ModelCapabilities, type ModelCapability } from './model-capabilities';
 import './operations';
+import type { PlanContext } from './edit-planner';
+import { Installed, planBody, probeOf } from './plan-fixtures';
 
 /*
  * The planner as a table: a request body (as a client sends it) and an input's header in, the plan's parts or
@@ -12,35 +11,8 @@ import './operations';
  * the pipeline's specs' business (libs/image-pipeline), the request's shape the resolvers' (dto/*.spec.ts).
  */
 
-class Installed extends ModelCapabilities {
-  constructor(private readonly kinds: readonly ModelCapability[]) {
-    super();
-  }
-  available(capability: ModelCapability): boolean {
-    return this.kinds.includes(capability);
-  }
-}
-
-const ALL: ModelCapability[] = ['segmentation', 'face-detection', 'text-detection', 'super-resolution', 'generative'];
-
-function probe(format: ImageProbe['format'], width: number, height: number, hasAlpha = false): ImageProbe {
-  return {
-    format,
-    width,
-    height,
-    orientation: 1,
-    displayWidth: width,
-    displayHeight: height,
-    channels: hasAlpha ? 4 : 3,
-    hasAlpha,
-    space: 'srgb',
-  } as ImageProbe;
-}
-
-function plan(body: object, input: ImageProbe, context: Partial<PlanContext> = {}): EditPlan {
-  const request = parseEditRequest({ input: 'https://example.com/a.jpg', ...body }, { input: 'required' });
-  return planEdit(request, input, { maxPixels: 50_000_000, capabilities: new Installed(ALL), ...context });
-}
+const probe = probeOf;
+const plan = planBody;
 
 /** The error a plan throws: its HTTP status and the paths of its details. */
 function refusal(body: object, input: ImageProbe, context: Partial<PlanContext> = {}) {

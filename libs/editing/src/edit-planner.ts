@@ -16,12 +16,12 @@ import { DEFAULT_CROP } from './dto/resizing.dto';
 import type { EditRequest, FormatOptions } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { askedOperations, type OperationPlanContext } from './operations';
+import { upscaleOf } from './operations/restorations/restorations.operation';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { checkSize, resolveSides, tooManyPixels } from './plan-sizes';
 import { coverSize, planResize, targetSize, type Dimensions, type ResizeRequest } from './resize-geometry';
 
-/** Target limits of the operations that redraw the image (contract "Limits"). */
-export const POLISH_MAX_PIXELS = 16_000_000;
+/** Target limit of outpaint, which redraws the image (contract "Limits"; polish's: operations/restorations/). */
 export const OUTPAINT_MAX_PIXELS = 16_777_216;
 
 const WHITE: Rgba = { r: 255, g: 255, b: 255, alpha: 1 };
@@ -173,9 +173,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const plan: EditPlan = { encode: encodePlan(format, request.output.format), colour };
   const registered = registeredPlanner(request, { format, fill, maxPixels: context.maxPixels, faces: context.faces });
   size = registered.through('privacy', size);
-  const restorations = request.operations.restorations;
-  if (restorations?.decompress) plan.decompress = restorations.decompress;
-  if (restorations?.polish) plan.polish = true;
   size = registered.through('restorations', size);
   if (removal) plan.removeBackground = removal;
   const blur = planBlur(request.operations.background, Math.max(size.width, size.height));
@@ -188,7 +185,8 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     size = { width: outpaint.width, height: outpaint.height };
     checkSize('operations.resizing', size, context.maxPixels, 'the result');
   }
-  const upscale = restorations?.upscale ? { mode: restorations.upscale } : undefined;
+  const upscaleModel = upscaleOf(request.operations);
+  const upscale = upscaleModel ? { mode: upscaleModel } : undefined;
   const resize = outpaint ? undefined : planResize(resizeRequest(request), size, { upscale, fill });
   if (resize) {
     // a smart crop scores the whole image scaled to cover the box before it cuts (libvips computes a centre
@@ -200,9 +198,6 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
     size = { width: resize.width, height: resize.height };
     checkSize('operations.resizing', size, context.maxPixels, 'the result');
   }
-  if (restorations?.polish && size.width * size.height > POLISH_MAX_PIXELS) {
-    throw tooManyPixels('operations.restorations.polish', size, POLISH_MAX_PIXELS, 'the polish target');
-  }
   size = registered.through('overlay', size);
   const { maxSide } = outputCapabilities(format);
   if (Math.max(size.width, size.height) > maxSide) {
@@ -212,6 +207,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
       ],
     });
   }
+  registered.checkFinal(size);
   const dpi = request.output.metadata?.dpi;
   if (dpi !== undefined) plan.dpi = dpi;
   if (registered.parts) plan.operations = registered.parts;
@@ -227,14 +223,22 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
 function registeredPlanner(
   request: EditRequest,
   context: Pick<OperationPlanContext, 'format' | 'fill' | 'maxPixels' | 'faces'>,
-): { through(phase: PipelinePhase, size: Dimensions): Dimensions; readonly parts?: Record<string, unknown> } {
+): {
+  through(phase: PipelinePhase, size: Dimensions): Dimensions;
+  checkFinal(size: Dimensions): void;
+  readonly parts?: Record<string, unknown>;
+} {
   const phaseOf = (name: PipelinePhase) => PIPELINE_PHASES.indexOf(name);
   // stable: operations of one phase run in the order of their registration (pipeline-steps.ts)
   const waiting = askedOperations(request.operations.registered).sort(
     (a, b) => phaseOf(a.operation.step.phase) - phaseOf(b.operation.step.phase),
   );
+  const asked = [...waiting];
   let parts: Record<string, unknown> | undefined;
   return {
+    checkFinal(size) {
+      for (const { operation, value } of asked) operation.checkFinal?.(value, size);
+    },
     through(phase, size) {
       while (waiting.length > 0 && phaseOf(waiting[0].operation.step.phase) <= phaseOf(phase)) {
         const { operation, value, path } = waiting.shift()!;

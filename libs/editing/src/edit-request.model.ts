@@ -9,18 +9,11 @@
 
 import type { BlurLevel, BlurType, ObjectCategory } from './dto/background.dto';
 import type { PngCompression } from './dto/format-options.dto';
-import type { DecompressStrength, UpscaleModel } from './dto/operations.dto';
 import type { CmykProfile } from './dto/output.dto';
 import type { BoxFitType, CropPosition } from './dto/resizing.dto';
 import type { Colour, SideLengths, Size } from './dto/edit-values';
 
 export type { Colour, SideLengths, Size };
-
-export interface Restorations {
-  upscale?: UpscaleModel;
-  decompress?: DecompressStrength;
-  polish: boolean;
-}
 
 export type Fit =
   | { type: 'crop'; crop: CropPosition }
@@ -49,7 +42,6 @@ export interface Background {
 
 /** Only the groups the request names are present. */
 export interface EditOperations {
-  restorations?: Restorations;
   resizing?: Resizing;
   background?: Background;
   /** The registered operations' values (operations/), by member name (`watermark`). */

@@ -32,23 +32,19 @@ export interface ModelOperation {
 
 /** Every operation of the request that needs a model, in the contract's processing order. */
 export function modelOperations(request: EditRequest): ModelOperation[] {
-  const { restorations, resizing, background, registered } = request.operations;
+  const { resizing, background, registered } = request.operations;
   const found: ModelOperation[] = [];
   const add = (on: unknown, operation: ModelOperation) => {
     if (on) found.push(operation);
   };
-  // every upscale mode runs the super-resolution model (smart_resize too: on text it beats interpolation by
-  // 1.4-3.8 dB PSNR, docs/benchmarks.md)
-  const upscale = restorations?.upscale;
-  add(upscale, { path: 'operations.restorations.upscale', asked: upscale, needs: 'super-resolution' });
-  // polish redraws detail at the same size: super-resolution, then back to the size
-  add(restorations?.polish, { path: 'operations.restorations.polish', needs: 'super-resolution' });
   add(background?.remove, { path: 'operations.background.remove', needs: 'segmentation' });
   add(background?.blur, { path: 'operations.background.blur', needs: 'segmentation' });
   add(resizing?.fit.type === 'outpaint', { path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
   for (const { operation, value, path } of askedOperations(registered)) {
-    for (const { capability, at, when } of operation.needs ?? []) {
-      if (!when || when(value)) found.push({ path: at ? `${path}.${at}` : path, needs: capability });
+    for (const { capability, at, when, asked } of operation.needs ?? []) {
+      if (when && !when(value)) continue;
+      const what = asked?.(value);
+      found.push({ path: at ? `${path}.${at}` : path, ...(what && { asked: what }), needs: capability });
     }
   }
   return found;

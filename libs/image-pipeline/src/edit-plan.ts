@@ -146,10 +146,6 @@ export interface StyleTransferPlan {
 }
 
 export interface EditPlan {
-  /** Restoration applied to the decoded pixels. */
-  decompress?: DecompressStrength;
-  /** Detail redrawn at the same size (super-resolution, then Lanczos back to the size): `restorations.polish`. */
-  polish?: true;
   removeBackground?: RemoveBackgroundPlan;
   blurBackground?: BlurBackgroundPlan;
   /**

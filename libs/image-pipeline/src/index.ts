@@ -15,6 +15,8 @@ export { styleTransfer } from './operations/generative.operation';
 export { pad } from './operations/padding.operation';
 export { cropBelowFaces } from './operations/identity-crop.operation';
 export { blurPlates } from './operations/plate-blur.operation';
+export { decompressAsAsked } from './operations/restore.operation';
+export { polish } from './operations/upscale.operation';
 export { ready, materialize, type StageImage } from './operations/stage';
 export * from './decode/probe';
 export * from './colour/cmyk-profiles';

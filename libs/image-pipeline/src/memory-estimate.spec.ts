@@ -46,12 +46,6 @@ describe('estimatePixelMemory', () => {
       mib: 50 + 72,
     },
     {
-      name: 'polish: the 2x network output, materialised',
-      probe: probe('jpeg'),
-      plan: { ...JPEG_OUT, polish: true as const },
-      mib: 48,
-    },
-    {
       name: 'background removal: four frames more and the matte’s planes (96 B a pixel at its working size)',
       probe: probe('jpeg'),
       plan: {

@@ -110,7 +110,7 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
     ? OUTPAINT_FRAMES * output * 4 +
       (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
     : 0;
-  const sizes = { frame, output, depth, ...(answer && { answer }) };
+  const sizes = { frame, input: inputPixels, output, depth, ...(answer && { answer }) };
   const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, sizes) ?? 0), 0);
   return Math.ceil(
     frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative + registered,
@@ -124,12 +124,12 @@ function backgroundBytes(probe: EstimatedProbe, plan: EditPlan, frame: number): 
   return BACKGROUND_FRAMES * frame + working.width * working.height * MATTE_BYTES_PER_PIXEL;
 }
 
-/** Pixels of the super-resolution network's output: polish at 2x, an upscale at the scale its factor needs. */
+/** Pixels of the super-resolution network's output for an upscale, at the scale its factor needs (polish: its registered step). */
 function superResolved(input: number, output: number, plan: EditPlan): number {
   const resize = plan.resize;
   const upscale = resize && resize.mode !== 'canvas' && resize.upscale && output > input;
   const scale = upscale ? Math.min(4, Math.max(2, Math.ceil(Math.sqrt(output / input)))) : 0;
-  return Math.max(plan.polish ? input * 4 : 0, input * scale * scale);
+  return input * scale * scale;
 }
 
 /**
@@ -140,8 +140,6 @@ function superResolved(input: number, output: number, plan: EditPlan): number {
  */
 function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>): boolean {
   return Boolean(
-    plan.decompress ||
-    plan.polish ||
     plan.removeBackground ||
     plan.blurBackground ||
     plan.flatten ||

@@ -13,8 +13,7 @@ import {
 } from './operations/pipeline-step';
 import { resizeStep } from './operations/resize.operation';
 import { asPipelineStep, registeredSteps } from './operations/registered-steps';
-import { decompressStep } from './operations/restore.operation';
-import { polishStep, upscaleStep } from './operations/upscale.operation';
+import { upscaleStep } from './operations/upscale.operation';
 import type { StageImage } from './operations/stage';
 
 /**
@@ -26,8 +25,6 @@ import type { StageImage } from './operations/stage';
  */
 export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   decodeStep,
-  decompressStep,
-  polishStep,
   removeBackgroundStep,
   blurBackgroundStep,
   flattenStep,

@@ -395,21 +395,6 @@ export type OutputOptionsDto = {
   metadata?: OutputMetadataDto;
 };
 
-export type RestorationsDto = {
-  /**
-   * Model used when resizing enlarges the image (without an enlarging size the image is enlarged 2x): `smart_enhance` small low-quality product, real-estate and food images; `smart_resize` high-quality images and small text; `digital_art` drawings and illustrations; `faces` people; `photo` phone and camera photos. Off by default.
-   */
-  upscale?: 'smart_enhance' | 'smart_resize' | 'digital_art' | 'faces' | 'photo';
-  /**
-   * Removes compression artefacts; `auto` picks the strength. Off by default.
-   */
-  decompress?: 'moderate' | 'strong' | 'auto';
-  /**
-   * Redraws details to be sharper. The target size must not exceed 16 MP.
-   */
-  polish?: boolean;
-};
-
 export type CropFitDto = {
   /**
    * May be left out: an object with `crop` is the crop fit.
@@ -534,6 +519,21 @@ export type PrivacyDto = {
   identity_crop?: boolean;
 };
 
+export type RestorationsDto = {
+  /**
+   * Model used when resizing enlarges the image (without an enlarging size the image is enlarged 2x): `smart_enhance` small low-quality product, real-estate and food images; `smart_resize` high-quality images and small text; `digital_art` drawings and illustrations; `faces` people; `photo` phone and camera photos. Off by default.
+   */
+  upscale?: 'smart_enhance' | 'smart_resize' | 'digital_art' | 'faces' | 'photo';
+  /**
+   * Removes compression artefacts; `auto` picks the strength. Off by default.
+   */
+  decompress?: 'moderate' | 'strong' | 'auto';
+  /**
+   * Redraws details to be sharper. The target size must not exceed 16 MP.
+   */
+  polish?: boolean;
+};
+
 export type HdrDto = {
   /**
    * 0 is no change.
@@ -643,7 +643,6 @@ export type WatermarkDto = {
 };
 
 export type OperationsDto = {
-  restorations?: RestorationsDto;
   /**
    * Both width and height absent: the size is unchanged.
    */
@@ -653,6 +652,10 @@ export type OperationsDto = {
    * Privacy: `identity_crop` (everything above the line between nose and mouth cut away) and `blur_car_plate`.
    */
   privacy?: PrivacyDto;
+  /**
+   * Restorations: `decompress` and `polish` here, and the `upscale` model the resize enlarges with.
+   */
+  restorations?: RestorationsDto;
   /**
    * Space added around the image, filled with the background colour: "N%" or "N% M%" (each at most 50%), or "Npx" or "Npx Mpx" (whole pixels); with two values the first is horizontal, the second vertical; or four pixel values "Tpx Rpx Bpx Lpx". Each value at most 50% of the image side.
    */

@@ -101,9 +101,9 @@ describe('operations normalise', () => {
     [
       'restorations',
       { restorations: { upscale: 'faces', decompress: 'auto', polish: true } },
-      { restorations: { upscale: 'faces', decompress: 'auto', polish: true } },
+      { registered: { restorations: { upscale: 'faces', decompress: 'auto', polish: true } } },
     ],
-    ['empty restorations', { restorations: {} }, { restorations: { polish: false } }],
+    ['empty restorations', { restorations: {} }, { registered: { restorations: { polish: false } } }],
     [
       'hdr as an integer',
       { adjustments: { hdr: 60 } },

@@ -6,7 +6,6 @@ import type {
   Fit,
   ObjectSelection,
   Resizing,
-  Restorations,
 } from '../edit-request.model';
 import { DEFAULT_FIT } from '../edit-rules';
 import { editOperations } from '../operations';
@@ -38,7 +37,7 @@ import {
   type Parsed,
   type Size,
 } from './edit-values';
-import { OperationsDto, RestorationsDto } from './operations.dto';
+import { OperationsDto } from './operations.dto';
 import {
   BoxFitDto,
   CropFitDto,
@@ -187,21 +186,10 @@ function readBackground(raw: unknown, path: string, issues: Issues): Background 
   return issues.has(path) ? undefined : background;
 }
 
-function readRestorations(raw: unknown, path: string, issues: Issues): Restorations | undefined {
-  const dto = validateShape(RestorationsDto, raw, path, issues);
-  if (!dto || issues.has(path)) return undefined;
-  return compact({
-    upscale: dto.upscale ?? undefined,
-    decompress: dto.decompress ?? undefined,
-    polish: dto.polish ?? false,
-  });
-}
-
 type GroupName = Exclude<keyof EditOperations, 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
 const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
-  restorations: readRestorations,
   resizing: readResizing,
   background: readBackground,
 };

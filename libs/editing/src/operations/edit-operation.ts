@@ -44,13 +44,21 @@ export interface EditOperation<Value = unknown, Part = unknown> {
    * operations after it are planned for the size it leaves. Problems that need the size throw a 422.
    */
   plan(value: Value, context: OperationPlanContext): Part | undefined;
+  /** Checks that need the final size (the result of every step), 422: polish within 16 MP of its target. */
+  checkFinal?(value: Value, size: { width: number; height: number }): void;
   /** Its step and memory (the pipeline's side: RegisteredStep); `name` is the operation's. */
   readonly step: Omit<RegisteredStep<Part>, 'name'>;
   /**
    * The kinds of model it needs: without one installed, the request is refused with 501 naming the field
    * (`operations.<name>`, or its member `at`), when `when` says the value needs it (absent: always).
    */
-  readonly needs?: ReadonlyArray<{ capability: ModelCapability; at?: string; when?(value: Value): boolean }>;
+  readonly needs?: ReadonlyArray<{
+    capability: ModelCapability;
+    at?: string;
+    when?(value: Value): boolean;
+    /** What was asked for, named in the 501 where the path alone does not say it (an upscale model). */
+    asked?(value: Value): string | undefined;
+  }>;
   /**
    * Whether it is planned from the faces in the input (identity_crop): the executor then finds them first, within
    * the same admission, and plans the edit again with them (OperationPlanContext.faces).

@@ -2,6 +2,7 @@ import { registerEditOperation } from './operation-registry';
 import { adjustmentsOperation } from './adjustments/adjustments.operation';
 import { paddingOperation } from './padding/padding.operation';
 import { privacyOperation } from './privacy/privacy.operation';
+import { restorationsOperation } from './restorations/restorations.operation';
 import { generativeOperation } from './generative/generative.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
@@ -11,6 +12,7 @@ import { watermarkOperation } from './watermark/watermark.operation';
  * the pipeline, so this runs when the library loads, before any request is read or any document built.
  */
 registerEditOperation(privacyOperation);
+registerEditOperation(restorationsOperation);
 registerEditOperation(paddingOperation);
 registerEditOperation(adjustmentsOperation);
 registerEditOperation(generativeOperation);

@@ -28,7 +28,8 @@ export interface RegisteredStep<Part = unknown> {
 export interface StepSizes {
   /** The larger of input and output as RGBA at the input's bit depth, in bytes. */
   frame: number;
-  /** The output's pixels. */
+  /** The input's pixels and the output's. */
+  input: number;
   output: number;
   /** Bytes per channel of the input (1, or 2 for 16-bit). */
   depth: number;

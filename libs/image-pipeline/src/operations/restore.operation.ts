@@ -1,7 +1,7 @@
 import type { DecompressStrength } from '../edit-plan';
 import { decompressStrengthFor, estimateJpegQuality } from '../kernels/jpeg-quality';
 import type { PixelPool } from '../workers/pixel-pool';
-import type { PipelineStep } from './pipeline-step';
+import type { StepContext } from './pipeline-step';
 import { fromRaw, toRaw, type StageImage } from './stage';
 
 /**
@@ -24,14 +24,15 @@ export async function decompress(
   return fromRaw(await pool.run('decompress', { image: pixels, strength }));
 }
 
-/** Restorations: `decompress`, at the strength the bytes call for (none for a clean JPEG or another format). */
-export const decompressStep: PipelineStep<DecompressStrength> = {
-  name: 'decompress',
-  phase: 'restorations',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.decompress,
-  async run(stage, asked, { bytes, pool }) {
-    const strength = resolveDecompress(asked, bytes);
-    return strength ? decompress(stage, strength, pool) : stage;
-  },
-};
+/**
+ * `restorations.decompress` (run by libs/editing's registered `restorations` step), at the strength the input's
+ * bytes call for: none for a clean JPEG or another format.
+ */
+export async function decompressAsAsked(
+  stage: StageImage,
+  asked: DecompressStrength,
+  { bytes, pool }: Pick<StepContext, 'bytes' | 'pool'>,
+): Promise<StageImage> {
+  const strength = resolveDecompress(asked, bytes);
+  return strength ? decompress(stage, strength, pool) : stage;
+}

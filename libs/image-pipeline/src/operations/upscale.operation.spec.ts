@@ -8,7 +8,7 @@ import type { StepContext } from './pipeline-step';
 import { resize } from './resize.operation';
 import { fromRaw } from './stage';
 import { at, pixels, quadrants } from './test-images';
-import { polishStep, superResolve, upscaleStep } from './upscale.operation';
+import { polish, superResolve, upscaleStep } from './upscale.operation';
 
 /** A stand-in network: each pixel repeated scale x scale times; it records what it was asked. */
 class NearestResolver extends SuperResolver {
@@ -158,10 +158,10 @@ describe('upscale step', () => {
   });
 });
 
-describe('polish step', () => {
+describe('polish (the kernel of the registered restorations step)', () => {
   it('keeps the size: the 2x network output scaled back', async () => {
     const resolver = new NearestResolver();
-    const out = await pixels(await polishStep.run(await quadrants(20, 12), true, context(resolver)));
+    const out = await pixels(await polish(await quadrants(20, 12), context(resolver)));
     expect([out.width, out.height]).toEqual([20, 12]);
     expect(resolver.calls).toEqual([{ width: 20, height: 12, mode: 'polish', factor: 2 }]);
     expect(at(out, 2, 2).slice(0, 3)).toEqual([255, 0, 0]);

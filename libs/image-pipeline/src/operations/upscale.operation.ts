@@ -101,18 +101,12 @@ export const upscaleStep: PipelineStep<UpscalingResize> = {
 };
 
 /**
- * Restorations: `polish`, detail redrawn at the same size: the image super-resolved 2x (the model redraws edges
- * and texture), then scaled back to its size with Lanczos.
+ * `restorations.polish` (run by libs/editing's registered `restorations` step), detail redrawn at the same size:
+ * the image super-resolved 2x (the model redraws edges and texture), then scaled back to its size with Lanczos.
  */
-export const polishStep: PipelineStep<true> = {
-  name: 'polish',
-  phase: 'restorations',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.polish,
-  async run(stage, _on, context) {
-    const { width, height } = stage;
-    const enlarged = await superResolve(stage, 'polish', 2, context);
-    const image = enlarged.image.resize({ width, height, fit: 'fill', kernel: 'lanczos3' });
-    return { ...enlarged, image, width, height, fresh: false };
-  },
-};
+export async function polish(stage: StageImage, context: StepContext): Promise<StageImage> {
+  const { width, height } = stage;
+  const enlarged = await superResolve(stage, 'polish', 2, context);
+  const image = enlarged.image.resize({ width, height, fit: 'fill', kernel: 'lanczos3' });
+  return { ...enlarged, image, width, height, fresh: false };
+}

@@ -1,35 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceException } from '@app/common';
-import {
-  assumes8Bit,
-  estimatePixelMemory,
-  pipelineSteps,
-  type DetectedFace,
-  type EditPlan,
-  type ImageProbe,
-} from '@app/image-pipeline';
+import { assumes8Bit, estimatePixelMemory, pipelineSteps, type DetectedFace, type EditPlan } from '@app/image-pipeline';
 import { parseEditRequest } from '../../edit-request';
-import { planEdit } from '../../edit-planner';
-import { ModelCapabilities, modelOperations } from '../../model-capabilities';
+import { modelOperations } from '../../model-capabilities';
+import { planBody, probeOf } from '../../plan-fixtures';
 import { faceCutRow, planIdentityCrop } from './identity-crop';
 
-class AllInstalled extends ModelCapabilities {
-  available(): boolean {
-    return true;
-  }
-}
-
-const probe: ImageProbe = {
-  format: 'jpeg',
-  width: 1000,
-  height: 800,
-  orientation: 1,
-  displayWidth: 1000,
-  displayHeight: 800,
-  channels: 3,
-  hasAlpha: false,
-  space: 'srgb',
-};
+const probe = probeOf('jpeg', 1000, 800);
 
 /** A face whose landmark 33 (subnasale) is at `nose` and 51 (upper lip) at `lip`, the others at the nose. */
 function face(nose: number, lip: number): DetectedFace {
@@ -38,9 +15,8 @@ function face(nose: number, lip: number): DetectedFace {
   return { box: { left: 400, top: nose - 100, width: 200, height: 200 }, score: 0.9, landmarks };
 }
 
-function plan(operations: unknown, faces?: DetectedFace[]) {
-  const request = parseEditRequest({ input: 'https://example.com/a.jpg', operations }, { input: 'required' });
-  return planEdit(request, probe, { maxPixels: 50_000_000, capabilities: new AllInstalled(), faces });
+function plan(operations: object, faces?: DetectedFace[]) {
+  return planBody({ operations }, probe, { faces });
 }
 
 describe('planning the identity crop', () => {
