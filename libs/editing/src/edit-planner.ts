@@ -11,11 +11,11 @@ import {
   type PipelinePhase,
   type Rgba,
 } from '@app/image-pipeline';
-import { planBlur, planRemoval } from './background-plan';
 import { DEFAULT_CROP } from './dto/resizing.dto';
 import type { EditRequest, FormatOptions } from './edit-request.model';
 import { assertModelsInstalled, type ModelCapabilities } from './model-capabilities';
 import { askedOperations, type OperationPlanContext } from './operations';
+import { backgroundOf } from './operations/background/background.operation';
 import { upscaleOf } from './operations/restorations/restorations.operation';
 import { cmykProblem, DEFAULT_FIT, defaultQuality, formatOptions, transparencyProblem } from './edit-rules';
 import { checkSize, resolveSides, tooManyPixels } from './plan-sizes';
@@ -79,7 +79,7 @@ export function encodePlan(format: OutputFormat, asked: FormatOptions | undefine
  * request says `transparent`.
  */
 function backgroundColour(request: EditRequest, inputHasAlpha: boolean, format: OutputFormat): Rgba {
-  const colour = request.operations.background?.color;
+  const colour = backgroundOf(request.operations)?.color;
   if (colour?.kind === 'transparent') {
     const problem = transparencyProblem(format, request.output.format !== undefined);
     if (problem) throw ServiceException.validation({ 'operations.background.color': [problem] });
@@ -165,8 +165,7 @@ function planOutpaint(request: EditRequest, size: Dimensions): OutpaintPlan | un
  */
 export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanContext): EditPlan {
   const format = outputFormat(request, probe, context);
-  const removal = planRemoval(request.operations.background);
-  const hasAlpha = probe.hasAlpha || removal !== undefined;
+  const hasAlpha = probe.hasAlpha || backgroundOf(request.operations)?.remove !== undefined;
   const fill = backgroundColour(request, probe.hasAlpha, format);
   const colour = colourPlan(request, format);
   let size: Dimensions = { width: probe.displayWidth, height: probe.displayHeight };
@@ -174,9 +173,7 @@ export function planEdit(request: EditRequest, probe: ImageProbe, context: PlanC
   const registered = registeredPlanner(request, { format, fill, maxPixels: context.maxPixels, faces: context.faces });
   size = registered.through('privacy', size);
   size = registered.through('restorations', size);
-  if (removal) plan.removeBackground = removal;
-  const blur = planBlur(request.operations.background, Math.max(size.width, size.height));
-  if (blur) plan.blurBackground = blur;
+  size = registered.through('background', size);
   if (hasAlpha && fill.alpha === 1) plan.flatten = fill;
   size = registered.through('padding', size);
   const outpaint = planOutpaint(request, size);

@@ -7,7 +7,6 @@
  * format it picks when none is given).
  */
 
-import type { BlurLevel, BlurType, ObjectCategory } from './dto/background.dto';
 import type { PngCompression } from './dto/format-options.dto';
 import type { CmykProfile } from './dto/output.dto';
 import type { BoxFitType, CropPosition } from './dto/resizing.dto';
@@ -28,22 +27,9 @@ export interface Resizing {
   fit: Fit;
 }
 
-/** What to keep: a category of object, or an object described in 3..128 characters. */
-export type ObjectSelection = { category: ObjectCategory } | { selective: { object_to_keep: string } };
-export type BackgroundRemoval = ObjectSelection & { clipping: boolean };
-export type BackgroundBlur = ObjectSelection & { type: BlurType; level: BlurLevel };
-
-/** Absent members mean: no removal, the default colour (white, or transparent where possible), no blur. */
-export interface Background {
-  remove?: BackgroundRemoval;
-  color?: Colour;
-  blur?: BackgroundBlur;
-}
-
 /** Only the groups the request names are present. */
 export interface EditOperations {
   resizing?: Resizing;
-  background?: Background;
   /** The registered operations' values (operations/), by member name (`watermark`). */
   registered?: Readonly<Record<string, unknown>>;
 }

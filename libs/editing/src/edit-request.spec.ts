@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceException } from '@app/common';
 import { EditRequestDto } from './dto/edit-request.dto';
 import { parseEditRequest } from './edit-request';
+import { backgroundOf } from './operations/background/background.operation';
 
 const INPUT = 'https://images.example.com/shoe.jpg';
 const CENTER_CROP = { type: 'crop', crop: 'center' } as const;
@@ -75,7 +76,7 @@ describe('parseEditRequest: the request as a whole', () => {
       { input: INPUT, operations: { background: { color: 'transparent' } }, output: { format: 'png' } },
       { input: 'required' },
     );
-    expect(request.operations.background?.color).toEqual({ kind: 'transparent' });
+    expect(backgroundOf(request.operations)?.color).toEqual({ kind: 'transparent' });
   });
 });
 

@@ -11,7 +11,7 @@ export * from './edit-request';
 export * from './dto/edit-request.dto';
 export * from './dto/operations.dto';
 export * from './dto/resizing.dto';
-export * from './dto/background.dto';
+export * from './operations/background/background.dto';
 export * from './dto/output.dto';
 export * from './dto/format-options.dto';
 export {

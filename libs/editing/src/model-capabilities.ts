@@ -32,13 +32,11 @@ export interface ModelOperation {
 
 /** Every operation of the request that needs a model, in the contract's processing order. */
 export function modelOperations(request: EditRequest): ModelOperation[] {
-  const { resizing, background, registered } = request.operations;
+  const { resizing, registered } = request.operations;
   const found: ModelOperation[] = [];
   const add = (on: unknown, operation: ModelOperation) => {
     if (on) found.push(operation);
   };
-  add(background?.remove, { path: 'operations.background.remove', needs: 'segmentation' });
-  add(background?.blur, { path: 'operations.background.blur', needs: 'segmentation' });
   add(resizing?.fit.type === 'outpaint', { path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
   for (const { operation, value, path } of askedOperations(registered)) {
     for (const { capability, at, when, asked } of operation.needs ?? []) {

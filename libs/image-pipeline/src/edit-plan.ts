@@ -146,8 +146,6 @@ export interface StyleTransferPlan {
 }
 
 export interface EditPlan {
-  removeBackground?: RemoveBackgroundPlan;
-  blurBackground?: BlurBackgroundPlan;
   /**
    * What transparent pixels become: a colour to flatten onto, or undefined to keep the alpha channel
    * (the planner keeps it only when the output format can hold it).

@@ -31,7 +31,6 @@ import type { EditPlan } from './edit-plan';
 import type { ImageProbe } from './decode/probe';
 import { PIPELINE_PHASES } from './operations/pipeline-step';
 import { registeredParts } from './operations/registered-steps';
-import { matteSize } from './operations/subject-matte';
 
 type EstimatedProbe = Pick<ImageProbe, 'format' | 'width' | 'height' | 'space'>;
 
@@ -48,9 +47,6 @@ const DECODE_FRAMES: Readonly<Record<ImageProbe['format'], number>> = {
 };
 /** Extra frames of a plan that materialises the image between stages. */
 const MATERIALISED_FRAMES = 2;
-/** Extra frames of the background steps, and bytes per pixel of the matte's working planes. */
-const BACKGROUND_FRAMES = 4;
-const MATTE_BYTES_PER_PIXEL = 96;
 /**
  * Extra frames of outpaint: the scaled image, the canvas, its mask, the backend's copy and answer, the feather
  * overlay and the composite.
@@ -110,18 +106,10 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
     ? OUTPAINT_FRAMES * output * 4 +
       (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
     : 0;
-  const sizes = { frame, input: inputPixels, output, depth, ...(answer && { answer }) };
+  const inputSize = { width: probe.width, height: probe.height };
+  const sizes = { frame, input: inputPixels, inputSize, output, depth, ...(answer && { answer }) };
   const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, sizes) ?? 0), 0);
-  return Math.ceil(
-    frame * frames + encoder + superResolution + backgroundBytes(probe, plan, frame) + generative + registered,
-  );
-}
-
-/** What the background steps hold beyond the materialised frames (see the top of this file). */
-function backgroundBytes(probe: EstimatedProbe, plan: EditPlan, frame: number): number {
-  if (!plan.removeBackground && !plan.blurBackground) return 0;
-  const working = matteSize(probe.width, probe.height);
-  return BACKGROUND_FRAMES * frame + working.width * working.height * MATTE_BYTES_PER_PIXEL;
+  return Math.ceil(frame * frames + encoder + superResolution + generative + registered);
 }
 
 /** Pixels of the super-resolution network's output for an upscale, at the scale its factor needs (polish: its registered step). */
@@ -140,8 +128,6 @@ function superResolved(input: number, output: number, plan: EditPlan): number {
  */
 function materialises(plan: EditPlan, parts: ReturnType<typeof registeredParts>): boolean {
   return Boolean(
-    plan.removeBackground ||
-    plan.blurBackground ||
     plan.flatten ||
     plan.outpaint ||
     parts.some(({ step, part }) =>

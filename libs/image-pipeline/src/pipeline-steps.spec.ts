@@ -22,12 +22,9 @@ function documentedOrder(): string[] {
 
 const BASE: EditPlan = { encode: { format: 'png', compression: 'fast' }, colour: { space: 'auto' } };
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
-const SUBJECT = { category: 'general', largestOnly: false } as const;
 
 /** For each built step, the plan with only its part on. */
 const ONLY: Record<string, EditPlan> = {
-  'background removal': { ...BASE, removeBackground: { subject: SUBJECT, clipping: false } },
-  'background blur': { ...BASE, blurBackground: { subject: SUBJECT, kind: 'gaussian', radius: 4 } },
   flatten: { ...BASE, flatten: WHITE },
   resize: { ...BASE, resize: { mode: 'scale', width: 10, height: 10 } },
 };
@@ -53,7 +50,7 @@ describe('PIPELINE_STEPS', () => {
     expect(documented).toHaveLength(10);
     expect(PIPELINE_PHASES).toEqual(documented);
     // these phases hold registered operations only (libs/editing, operations/): one stand-in each here
-    for (const phase of ['privacy', 'restorations', 'padding', 'adjustments', 'style transfer', 'overlay'] as const)
+    for (const phase of ['privacy', 'restorations', 'background', 'adjustments', 'style transfer', 'overlay'] as const)
       registerStep({ name: phase, phase, assumes8BitSrgb: false, materialises: false, run: async (s) => s });
     const phases = pipelineSteps()
       .map((step) => step.phase)
@@ -93,7 +90,7 @@ describe('PIPELINE_STEPS', () => {
   it('runs every built step, in order, when every part is on', () => {
     const parts = Object.values(ONLY).reduce((plan, part) => ({ ...plan, ...part }), BASE);
     const all: EditPlan = { ...parts, resize: { mode: 'scale', width: 10, height: 10, upscale: { mode: 'faces' } } };
-    expect(on(all)).toEqual(['background removal', 'background blur', 'flatten', 'upscale', 'resize', 'encode']);
+    expect(on(all)).toEqual(['flatten', 'upscale', 'resize', 'encode']);
   });
 });
 

@@ -1,5 +1,3 @@
-import { blurBackgroundStep } from './operations/background-blur.operation';
-import { removeBackgroundStep } from './operations/background-removal.operation';
 import { decodeStep } from './operations/decode.operation';
 import { encodeStep } from './operations/encode.operation';
 import { flattenStep } from './operations/flatten.operation';
@@ -25,8 +23,6 @@ import type { StageImage } from './operations/stage';
  */
 export const PIPELINE_STEPS: readonly [DecodeStep, ...PipelineStep[]] = [
   decodeStep,
-  removeBackgroundStep,
-  blurBackgroundStep,
   flattenStep,
   // the upscale model enlarges by its scale where the size grows (ResizePlan.upscale); resize makes the exact size
   upscaleStep,

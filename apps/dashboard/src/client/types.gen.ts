@@ -440,6 +440,32 @@ export type ResizingDto = {
   fit?: 'crop' | 'bounds' | 'cover' | 'canvas' | 'outpaint' | CropFitDto | BoxFitDto | OutpaintFitDto;
 };
 
+export type PrivacyDto = {
+  /**
+   * Blurs car number plates beyond recognition, with the plate around them: text regions shaped like a plate's characters (one short, contrasted line on a one-coloured surface). Any such text is blurred.
+   */
+  blur_car_plate?: boolean;
+  /**
+   * Cuts away everything above the line between nose and mouth of every detected person (the lowest such line when there are several). No face found: the image is not cut and the response carries the notice `NO_FACE_FOUND` in `notices`.
+   */
+  identity_crop?: boolean;
+};
+
+export type RestorationsDto = {
+  /**
+   * Model used when resizing enlarges the image (without an enlarging size the image is enlarged 2x): `smart_enhance` small low-quality product, real-estate and food images; `smart_resize` high-quality images and small text; `digital_art` drawings and illustrations; `faces` people; `photo` phone and camera photos. Off by default.
+   */
+  upscale?: 'smart_enhance' | 'smart_resize' | 'digital_art' | 'faces' | 'photo';
+  /**
+   * Removes compression artefacts; `auto` picks the strength. Off by default.
+   */
+  decompress?: 'moderate' | 'strong' | 'auto';
+  /**
+   * Redraws details to be sharper. The target size must not exceed 16 MP.
+   */
+  polish?: boolean;
+};
+
 export type CategoryRemovalDto = {
   /**
    * Kind of main object to keep: `general`, `products` or `cars`. Not together with `selective`.
@@ -506,32 +532,6 @@ export type BackgroundDto = {
    * Blurs the background around the main object. `true` means `{"type": "regular", "level": "medium", "category": "general"}`. Not together with style_transfer.
    */
   blur?: boolean | CategoryBlurDto | SelectiveBlurDto;
-};
-
-export type PrivacyDto = {
-  /**
-   * Blurs car number plates beyond recognition, with the plate around them: text regions shaped like a plate's characters (one short, contrasted line on a one-coloured surface). Any such text is blurred.
-   */
-  blur_car_plate?: boolean;
-  /**
-   * Cuts away everything above the line between nose and mouth of every detected person (the lowest such line when there are several). No face found: the image is not cut and the response carries the notice `NO_FACE_FOUND` in `notices`.
-   */
-  identity_crop?: boolean;
-};
-
-export type RestorationsDto = {
-  /**
-   * Model used when resizing enlarges the image (without an enlarging size the image is enlarged 2x): `smart_enhance` small low-quality product, real-estate and food images; `smart_resize` high-quality images and small text; `digital_art` drawings and illustrations; `faces` people; `photo` phone and camera photos. Off by default.
-   */
-  upscale?: 'smart_enhance' | 'smart_resize' | 'digital_art' | 'faces' | 'photo';
-  /**
-   * Removes compression artefacts; `auto` picks the strength. Off by default.
-   */
-  decompress?: 'moderate' | 'strong' | 'auto';
-  /**
-   * Redraws details to be sharper. The target size must not exceed 16 MP.
-   */
-  polish?: boolean;
 };
 
 export type HdrDto = {
@@ -647,7 +647,6 @@ export type OperationsDto = {
    * Both width and height absent: the size is unchanged.
    */
   resizing?: ResizingDto;
-  background?: BackgroundDto;
   /**
    * Privacy: `identity_crop` (everything above the line between nose and mouth cut away) and `blur_car_plate`.
    */
@@ -656,6 +655,10 @@ export type OperationsDto = {
    * Restorations: `decompress` and `polish` here, and the `upscale` model the resize enlarges with.
    */
   restorations?: RestorationsDto;
+  /**
+   * The background: `remove` (cut out, clipped or not), `blur` around the object, and `color`, which fills what the edit adds or flattens.
+   */
+  background?: BackgroundDto;
   /**
    * Space added around the image, filled with the background colour: "N%" or "N% M%" (each at most 50%), or "Npx" or "Npx Mpx" (whole pixels); with two values the first is horizontal, the second vertical; or four pixel values "Tpx Rpx Bpx Lpx". Each value at most 50% of the image side.
    */
@@ -680,7 +683,7 @@ export type EditRequestDto = {
    */
   input: string;
   /**
-   * What to do, applied in this order: privacy, restorations, background, padding, resizing, adjustments, style transfer.
+   * What to do, applied in this order: privacy, restorations, background, padding, resizing, adjustments, style transfer, overlay.
    */
   operations?: OperationsDto;
   /**
@@ -1190,7 +1193,7 @@ export type AsyncEditRequestDto = {
    */
   input: string;
   /**
-   * What to do, applied in this order: privacy, restorations, background, padding, resizing, adjustments, style transfer.
+   * What to do, applied in this order: privacy, restorations, background, padding, resizing, adjustments, style transfer, overlay.
    */
   operations?: OperationsDto;
   /**

@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
+import { PIPELINE_PHASES } from '@app/image-pipeline';
 import { INPUT_MAX_LENGTH, LOCATION_MAX_LENGTH } from './edit-values';
 import { OperationsDto } from './operations.dto';
 import { OutputOptionsDto } from './output.dto';
@@ -28,8 +29,8 @@ export class EditRequestDto {
 
   @ApiPropertyOptional({
     type: () => OperationsDto,
-    description:
-      'What to do, applied in this order: privacy, restorations, background, padding, resizing, adjustments, style transfer.',
+    // the phases between decoding and encoding, as the pipeline runs them (pipeline-step.ts)
+    description: `What to do, applied in this order: ${PIPELINE_PHASES.slice(1, -1).join(', ')}.`,
   })
   @Allow()
   operations?: OperationsDto;

@@ -1,6 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { BackgroundDto } from './background.dto';
 import { ResizingDto } from './resizing.dto';
 
 /**
@@ -14,8 +13,4 @@ export class OperationsDto {
   })
   @Allow()
   resizing?: ResizingDto;
-
-  @ApiPropertyOptional({ type: () => BackgroundDto })
-  @Allow()
-  background?: BackgroundDto;
 }

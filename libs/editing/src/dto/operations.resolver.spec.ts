@@ -3,6 +3,7 @@ import { rejected } from '../../../../test/helpers/rejected';
 import { parseEditRequest } from '../edit-request';
 import '../operations';
 import type { EditOperations, Resizing, SideLengths } from '../edit-request.model';
+import type { Background } from '../operations/background/background.read';
 
 const INPUT = 'https://images.example.com/shoe.jpg';
 const CENTER_CROP = { type: 'crop', crop: 'center' } as const;
@@ -169,13 +170,13 @@ describe('operations normalise', () => {
     [
       'style transfer beside remove and blur false',
       { background: { remove: false, blur: false }, generative: { style_transfer: { prompt: 'oil' } } },
-      { background: {}, registered: { generative: { style_transfer: { prompt: 'oil', ...STYLE_DEFAULTS } } } },
+      { registered: { background: {}, generative: { style_transfer: { prompt: 'oil', ...STYLE_DEFAULTS } } } },
     ],
   ])('%s', (_name, value, expected) => {
     expect(operations(value)).toEqual(expected);
   });
 
-  it.each<[string, Record<string, unknown>, NonNullable<EditOperations['background']>]>([
+  it.each<[string, Record<string, unknown>, Background]>([
     ['remove true', { remove: true }, { remove: { category: 'general', clipping: false } }],
     ['remove false', { remove: false }, {}],
     [
@@ -205,7 +206,7 @@ describe('operations normalise', () => {
       { blur: { type: 'regular', level: 'low', selective: { object_to_keep: 'cup' } } },
     ],
   ])('background: %s', (_name, background, expected) => {
-    expect(operations({ background })).toEqual({ background: expected });
+    expect(operations({ background })).toEqual({ registered: { background: expected } });
   });
 });
 

@@ -1,23 +1,6 @@
-import type {
-  Background,
-  BackgroundBlur,
-  BackgroundRemoval,
-  EditOperations,
-  Fit,
-  ObjectSelection,
-  Resizing,
-} from '../edit-request.model';
+import type { EditOperations, Fit, Resizing } from '../edit-request.model';
 import { DEFAULT_FIT } from '../edit-rules';
 import { editOperations } from '../operations';
-import {
-  BackgroundDto,
-  CategoryBlurDto,
-  CategoryRemovalDto,
-  SelectiveBlurDto,
-  SelectiveRemovalDto,
-  type ObjectCategory,
-  type SelectiveObjectDto,
-} from './background.dto';
 import {
   absent,
   compact,
@@ -28,15 +11,7 @@ import {
   validateShape,
   type DtoClass,
 } from './dto-validation';
-import {
-  parseColour,
-  parsePercent,
-  parseSideLengths,
-  parseSize,
-  MAX_SIDE_PERCENT,
-  type Parsed,
-  type Size,
-} from './edit-values';
+import { parsePercent, parseSideLengths, parseSize, MAX_SIDE_PERCENT, type Parsed, type Size } from './edit-values';
 import { OperationsDto } from './operations.dto';
 import {
   BoxFitDto,
@@ -56,12 +31,6 @@ const FIT_CLASSES: Record<FitType, DtoClass<CropFitDto | BoxFitDto | OutpaintFit
   canvas: BoxFitDto,
   outpaint: OutpaintFitDto,
 };
-
-/** `remove` and `blur` objects: the presence of `selective` picks the selective class, else the category one. */
-const REMOVAL_CLASSES = { category: CategoryRemovalDto, selective: SelectiveRemovalDto } as const;
-const BLUR_CLASSES = { category: CategoryBlurDto, selective: SelectiveBlurDto } as const;
-
-const DEFAULT_BLUR = { type: 'regular', level: 'medium' } as const;
 
 /** The value of a grammar, or undefined when it failed (its DTO rule has recorded why). */
 function parsed<T>(result: Parsed<T>): T | undefined {
@@ -124,74 +93,11 @@ function readResizing(raw: unknown, path: string, issues: Issues): Resizing | un
   return fit && !issues.has(path) ? compact({ width, height, fit }) : undefined;
 }
 
-type SelectionClasses<C, S> = { category: DtoClass<C>; selective: DtoClass<S> };
-
-/**
- * `remove` and `blur` objects keep either a category or a described object: `selective` present picks the
- * selective class, and a `category` beside it is refused by name rather than as an unknown member.
- */
-function readSelection<C extends { category?: ObjectCategory }, S extends { selective: SelectiveObjectDto }>(
-  raw: Record<string, unknown>,
-  path: string,
-  classes: SelectionClasses<C, S>,
-  issues: Issues,
-): { dto: C | S; selection: ObjectSelection } | undefined {
-  if (raw.selective === undefined) {
-    const dto = validateShape(classes.category, raw, path, issues);
-    return dto && !issues.has(path) ? { dto, selection: { category: dto.category ?? 'general' } } : undefined;
-  }
-  const { category, ...rest } = raw;
-  if (category !== undefined) {
-    issues.add(pathOf(path, 'category'), 'category cannot be combined with selective; give one of them');
-  }
-  const dto = validateShape(classes.selective, rest, path, issues);
-  if (!dto || issues.has(path)) return undefined;
-  return { dto, selection: { selective: { object_to_keep: dto.selective.object_to_keep } } };
-}
-
-/** `remove`: `true` is the general category without clipping; `false` (the default) is no removal. */
-function readRemoval(raw: unknown, path: string, issues: Issues): BackgroundRemoval | undefined {
-  if (raw === false) return undefined;
-  if (raw === true) return { category: 'general', clipping: false };
-  if (!isPlainObject(raw)) {
-    issues.add(path, 'remove must be true, false, or an object {category, clipping} or {selective, clipping}');
-    return undefined;
-  }
-  const resolved = readSelection(raw, path, REMOVAL_CLASSES, issues);
-  return resolved && { ...resolved.selection, clipping: resolved.dto.clipping ?? false };
-}
-
-/** `blur`: `true` is a regular, medium blur around the general category; `false` (the default) is no blur. */
-function readBlur(raw: unknown, path: string, issues: Issues): BackgroundBlur | undefined {
-  if (raw === false) return undefined;
-  if (raw === true) return { ...DEFAULT_BLUR, category: 'general' };
-  if (!isPlainObject(raw)) {
-    issues.add(path, 'blur must be true, false, or an object {type, level, category} or {type, level, selective}');
-    return undefined;
-  }
-  const resolved = readSelection(raw, path, BLUR_CLASSES, issues);
-  if (!resolved) return undefined;
-  const { type = DEFAULT_BLUR.type, level = DEFAULT_BLUR.level } = resolved.dto;
-  return { type, level, ...resolved.selection };
-}
-
-function readBackground(raw: unknown, path: string, issues: Issues): Background | undefined {
-  const dto = validateShape(BackgroundDto, raw, path, issues);
-  if (!dto) return undefined;
-  const background = compact({
-    remove: absent(dto.remove) ? undefined : readRemoval(dto.remove, pathOf(path, 'remove'), issues),
-    color: absent(dto.color) ? undefined : parsed(parseColour(dto.color)),
-    blur: absent(dto.blur) ? undefined : readBlur(dto.blur, pathOf(path, 'blur'), issues),
-  });
-  return issues.has(path) ? undefined : background;
-}
-
 type GroupName = Exclude<keyof EditOperations, 'registered'>;
 
 /** One reader per object member of `operations`; each returns a value only when its whole group is valid. */
 const GROUP_READERS: { [K in GroupName]: (raw: unknown, path: string, issues: Issues) => EditOperations[K] } = {
   resizing: readResizing,
-  background: readBackground,
 };
 
 /** The members of the registered operations (operations/): each object checked by its class, then read. */

@@ -3,6 +3,7 @@ import { adjustmentsOperation } from './adjustments/adjustments.operation';
 import { paddingOperation } from './padding/padding.operation';
 import { privacyOperation } from './privacy/privacy.operation';
 import { restorationsOperation } from './restorations/restorations.operation';
+import { backgroundOperation } from './background/background.operation';
 import { generativeOperation } from './generative/generative.operation';
 import { watermarkOperation } from './watermark/watermark.operation';
 
@@ -13,6 +14,7 @@ import { watermarkOperation } from './watermark/watermark.operation';
  */
 registerEditOperation(privacyOperation);
 registerEditOperation(restorationsOperation);
+registerEditOperation(backgroundOperation);
 registerEditOperation(paddingOperation);
 registerEditOperation(adjustmentsOperation);
 registerEditOperation(generativeOperation);

@@ -1,6 +1,6 @@
 import type { BlurBackgroundPlan } from '../edit-plan';
 import type { RawPixels } from '../workers/raw-pixels';
-import type { PipelineStep, StepContext } from './pipeline-step';
+import type { StepContext } from './pipeline-step';
 import { ready, toRaw, type StageImage } from './stage';
 import { rawImage, resizedRaw, subjectMatte } from './subject-matte';
 
@@ -78,12 +78,3 @@ export async function blurBackground(
 function rawOf(pixels: RawPixels): { raw: { width: number; height: number; channels: 1 } } {
   return { raw: { width: pixels.width, height: pixels.height, channels: 1 } };
 }
-
-/** Background: blur around the object (`background.blur`). */
-export const blurBackgroundStep: PipelineStep<BlurBackgroundPlan> = {
-  name: 'background blur',
-  phase: 'background',
-  assumes8BitSrgb: true,
-  partOf: (plan) => plan.blurBackground,
-  run: (stage, plan, context) => blurBackground(stage, plan, context),
-};

@@ -1,6 +1,6 @@
 import type { RemoveBackgroundPlan } from '../edit-plan';
 import type { PixelBox } from '../kernels/matte.kernel';
-import type { PipelineStep, StepContext } from './pipeline-step';
+import type { StepContext } from './pipeline-step';
 import { fromRaw, ready, toRaw, type StageImage } from './stage';
 import { rawImage, resizedRaw, subjectMatte } from './subject-matte';
 
@@ -50,14 +50,3 @@ export function fullSizeBox(
   const bottom = Math.min(full.height, Math.ceil((box.top + box.height) * sy));
   return { left, top, width: right - left, height: bottom - top };
 }
-
-/** Background: removal (`background.remove`). */
-export const removeBackgroundStep: PipelineStep<RemoveBackgroundPlan> = {
-  name: 'background removal',
-  phase: 'background',
-  assumes8BitSrgb: true,
-  // clipping crops to the object
-  crops: true,
-  partOf: (plan) => plan.removeBackground,
-  run: (stage, plan, context) => removeBackground(stage, plan, context),
-};

@@ -1,9 +1,12 @@
 import { loadConfig } from '@app/common';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EditPlan, SubjectPlan } from '../edit-plan';
+import type { BlurBackgroundPlan, EditPlan, RemoveBackgroundPlan, SubjectPlan } from '../edit-plan';
 import { ImagePipeline } from '../image-pipeline';
+import { blurBackground } from './background-blur.operation';
+import { removeBackground } from './background-removal.operation';
 import { BACKGROUND_COLOUR, discScene, OBJECT_COLOUR, SceneSegmenter, type Scene } from './background-scene';
+import { registerStep } from './registered-steps';
 
 const GENERAL: SubjectPlan = { category: 'general', largestOnly: false };
 const PNG: Pick<EditPlan, 'encode' | 'colour'> = {
@@ -11,10 +14,29 @@ const PNG: Pick<EditPlan, 'encode' | 'colour'> = {
   colour: { space: 'auto' },
 };
 
-async function run(scene: Scene, plan: Omit<EditPlan, 'encode' | 'colour'>) {
+// libs/editing's background operation registers the step that runs these kernels; here one that runs only them
+registerStep<BackgroundParts>({
+  name: 'background',
+  phase: 'background',
+  assumes8BitSrgb: true,
+  materialises: true,
+  crops: true,
+  run: (stage, part, context) =>
+    part.removeBackground
+      ? removeBackground(stage, part.removeBackground, context)
+      : blurBackground(stage, part.blurBackground!, context),
+});
+
+interface BackgroundParts {
+  removeBackground?: RemoveBackgroundPlan;
+  blurBackground?: BlurBackgroundPlan;
+}
+
+async function run(scene: Scene, part: BackgroundParts, steps: Pick<EditPlan, 'flatten'> = {}) {
   const pipeline = new ImagePipeline(loadConfig({}), new SceneSegmenter(scene));
   try {
-    const result = await pipeline.run(scene.png, await pipeline.probe(scene.png), { ...PNG, ...plan });
+    const plan: EditPlan = { ...PNG, ...steps, operations: { background: part } };
+    const result = await pipeline.run(scene.png, await pipeline.probe(scene.png), plan);
     const { data, info } = await sharp(result.data).raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: info.channels };
   } finally {
@@ -104,10 +126,8 @@ describe('background removal (through ImagePipeline.run, with a segmenter answer
   });
 
   it('flattens onto the background colour when one is planned', async () => {
-    const out = await run(scene, {
-      removeBackground: { subject: GENERAL, clipping: false },
-      flatten: { r: 255, g: 255, b: 255, alpha: 1 },
-    });
+    const white = { r: 255, g: 255, b: 255, alpha: 1 };
+    const out = await run(scene, { removeBackground: { subject: GENERAL, clipping: false } }, { flatten: white });
     expect(out.channels).toBe(3);
     expect([...out.data.subarray(0, 3)]).toEqual([255, 255, 255]);
   });

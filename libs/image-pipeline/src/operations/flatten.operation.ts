@@ -10,10 +10,13 @@ export async function flattenOnto(current: StageImage, colour: Rgba): Promise<St
   return { ...stage, image: stage.image.flatten({ background: { r, g, b } }), hasAlpha: false, fresh: false };
 }
 
-/** Background: transparent pixels onto the background colour, when the output does not keep the alpha channel. */
+/**
+ * Transparent pixels onto the background colour, when the output does not keep the alpha channel: first in the
+ * padding phase, after the background's own step (libs/editing's registered `background`), before padding.
+ */
 export const flattenStep: PipelineStep<Rgba> = {
   name: 'flatten',
-  phase: 'background',
+  phase: 'padding',
   assumes8BitSrgb: true,
   partOf: (plan) => plan.flatten,
   run: (stage, colour) => flattenOnto(stage, colour),

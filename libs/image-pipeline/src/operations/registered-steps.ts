@@ -20,6 +20,8 @@ export interface RegisteredStep<Part = unknown> {
   /** Bytes it holds beyond those frames (memory-estimate.ts). */
   memory?(part: Part, sizes: StepSizes): number;
   run(stage: StageImage, part: Part, context: StepContext): Promise<StageImage>;
+  /** See PipelineStep.crops: its result may be smaller in a way the plan cannot know (a clip to the object). */
+  readonly crops?: boolean;
   /** The size it leaves an image of `size` (padding grows it); absent: the same size. */
   size?(part: Part, size: { width: number; height: number }): { width: number; height: number };
 }
@@ -28,8 +30,9 @@ export interface RegisteredStep<Part = unknown> {
 export interface StepSizes {
   /** The larger of input and output as RGBA at the input's bit depth, in bytes. */
   frame: number;
-  /** The input's pixels and the output's. */
+  /** The input's pixels and size, and the output's pixels. */
   input: number;
+  inputSize: { width: number; height: number };
   output: number;
   /** Bytes per channel of the input (1, or 2 for 16-bit). */
   depth: number;
@@ -68,6 +71,7 @@ export function asPipelineStep<Part>(step: RegisteredStep<Part>): PipelineStep<P
     name: step.name,
     phase: step.phase,
     assumes8BitSrgb: step.assumes8BitSrgb !== false,
+    ...(step.crops && { crops: true }),
     ...(typeof step.assumes8BitSrgb === 'function' && { assumes8BitFor: step.assumes8BitSrgb }),
     partOf: (plan) => plan.operations?.[step.name] as Part | undefined,
     run: (stage, part, context) => step.run(stage, part, context),

@@ -23,7 +23,7 @@ describe('operations.restorations, a registered operation', () => {
   it('runs after privacy and before the background; its upscale model goes to the resize', () => {
     const names = pipelineSteps().map((step) => step.name);
     expect(names.indexOf('restorations')).toBe(names.indexOf('privacy') + 1);
-    expect(names.indexOf('background removal')).toBe(names.indexOf('restorations') + 1);
+    expect(names.indexOf('background')).toBe(names.indexOf('restorations') + 1);
     expect(plan({ decompress: 'auto', polish: true }).operations?.restorations).toEqual({
       decompress: 'auto',
       polish: true,

@@ -60,7 +60,13 @@ describe('watermarkOperation: the request read and planned', () => {
   });
 
   it("counts an image mark's decoded pixels in its memory, and a text mark's at the output's size", () => {
-    const sizes = { frame: 4_000_000, input: 1_000_000, output: 1_000_000, depth: 1 };
+    const sizes = {
+      frame: 4_000_000,
+      input: 1_000_000,
+      inputSize: { width: 1000, height: 1000 },
+      output: 1_000_000,
+      depth: 1,
+    };
     const part = (kind: 'image' | 'text') =>
       watermarkOperation.plan(read(kind === 'image' ? { image: 'https://example.com/a.png' } : { text: 'x' }).result!, {
         size: { width: 1000, height: 1000 },

@@ -1,7 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
-import { IsColour, IsStringOfLength } from './edit-values';
+import { IsColour, IsStringOfLength } from '../../dto/edit-values';
 
 export const OBJECT_CATEGORIES = ['general', 'products', 'cars'] as const;
 export type ObjectCategory = (typeof OBJECT_CATEGORIES)[number];

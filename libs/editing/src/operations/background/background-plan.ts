@@ -1,6 +1,6 @@
 import type { BlurBackgroundPlan, RemoveBackgroundPlan, SubjectPlan } from '@app/image-pipeline';
-import type { BlurLevel, BlurType } from './dto/background.dto';
-import type { Background, ObjectSelection } from './edit-request.model';
+import type { BlurLevel, BlurType } from './background.dto';
+import type { Background, ObjectSelection } from './background.read';
 
 /**
  * The strength of `background.blur`, as a fraction of the image's longer side, so that a level looks the same at

@@ -1,37 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceException } from '@app/common';
-import type { ImageProbe } from '@app/image-pipeline';
+import { estimatePixelMemory, pipelineSteps, type EditPlan } from '@app/image-pipeline';
+import { modelOperations } from '../../model-capabilities';
+import { planBody, probeOf } from '../../plan-fixtures';
+import { parseEditRequest } from '../../edit-request';
 import { BLUR_STRENGTH } from './background-plan';
-import { parseEditRequest } from './edit-request';
-import { planEdit } from './edit-planner';
-import { ModelCapabilities } from './model-capabilities';
+import type { BackgroundPart } from './background.operation';
 
-/** Every kind of model installed: these specs plan, nothing runs a model. */
-class AllInstalled extends ModelCapabilities {
-  available(): boolean {
-    return true;
-  }
+const probe = probeOf('jpeg', 1000, 500);
+
+function plan(operations: object, output?: unknown) {
+  return planBody({ operations, ...(output !== undefined && { output }) }, probe);
 }
 
-const probe: ImageProbe = {
-  format: 'jpeg',
-  width: 1000,
-  height: 500,
-  orientation: 1,
-  displayWidth: 1000,
-  displayHeight: 500,
-  channels: 3,
-  hasAlpha: false,
-  space: 'srgb',
-};
-
-function plan(operations: unknown, output?: unknown) {
-  const request = parseEditRequest(
-    { input: 'https://example.com/a.jpg', operations, ...(output !== undefined && { output }) },
-    { input: 'required' },
-  );
-  return planEdit(request, probe, { maxPixels: 50_000_000, capabilities: new AllInstalled() });
-}
+const partOf = (planned: EditPlan) => planned.operations?.background as BackgroundPart | undefined;
 
 describe('planning background removal', () => {
   it.each([
@@ -46,7 +28,7 @@ describe('planning background removal', () => {
       { subject: { category: 'general', largestOnly: true }, clipping: true },
     ],
   ])('remove %j', (remove, expected) => {
-    expect(plan({ background: { remove } }).removeBackground).toEqual(expected);
+    expect(partOf(plan({ background: { remove } }))?.remove).toEqual(expected);
   });
 
   it('keeps the alpha channel when the request asks for transparent and the format has one', () => {
@@ -66,14 +48,8 @@ describe('planning background removal', () => {
   });
 
   it('keeps an input with alpha of its own transparent by default', () => {
-    const request = parseEditRequest(
-      { input: 'https://example.com/a.png', operations: { background: { remove: true } } },
-      { input: 'required' },
-    );
-    const rgba = { ...probe, format: 'png' as const, channels: 4, hasAlpha: true };
-    expect(
-      planEdit(request, rgba, { maxPixels: 50_000_000, capabilities: new AllInstalled() }).flatten,
-    ).toBeUndefined();
+    const rgba = probeOf('png', 1000, 500, true);
+    expect(planBody({ operations: { background: { remove: true } } }, rgba).flatten).toBeUndefined();
   });
 
   it('flattens onto white when the format has no alpha (the jpeg input kept as jpeg)', () => {
@@ -108,7 +84,7 @@ describe('planning background blur', () => {
     [{ type: 'regular', level: 'low' }, 'gaussian', BLUR_STRENGTH.regular.low * 1000],
   ])('blur %j on a 1000 x 500 image', (blur, kind, radius) => {
     const result = plan({ background: { blur } });
-    expect(result.blurBackground).toEqual({ subject: { category: 'general', largestOnly: false }, kind, radius });
+    expect(partOf(result)?.blur).toEqual({ subject: { category: 'general', largestOnly: false }, kind, radius });
   });
 
   it('levels grow, and a level is relative to the image size', () => {
@@ -121,12 +97,56 @@ describe('planning background blur', () => {
 
   it('selective blur keeps the most salient object', () => {
     const result = plan({ background: { blur: { selective: { object_to_keep: 'the dog' } } } });
-    expect(result.blurBackground?.subject).toEqual({ category: 'general', largestOnly: true });
+    expect(partOf(result)?.blur?.subject).toEqual({ category: 'general', largestOnly: true });
   });
 
   it('with removal there is no background left to blur', () => {
     const result = plan({ background: { remove: true, blur: true } });
-    expect(result.blurBackground).toBeUndefined();
-    expect(result.removeBackground).toBeDefined();
+    expect(partOf(result)?.blur).toBeUndefined();
+    expect(partOf(result)?.remove).toBeDefined();
+  });
+});
+
+describe('operations.background, a registered operation', () => {
+  it('runs after the restorations; flatten (the fill under what it cut away) and padding after it', () => {
+    const names = pipelineSteps().map((step) => step.name);
+    expect(names.slice(names.indexOf('restorations'), names.indexOf('padding') + 1)).toEqual([
+      'restorations',
+      'background',
+      'flatten',
+      'padding',
+    ]);
+  });
+
+  it('needs the segmentation model for remove and for blur, each named in the 501', () => {
+    const request = parseEditRequest(
+      { input: 'https://example.com/a.jpg', operations: { background: { blur: true, color: '#fff' } } },
+      { input: 'required' },
+    );
+    expect(modelOperations(request)).toEqual([{ path: 'operations.background.blur', needs: 'segmentation' }]);
+    const colourOnly = parseEditRequest(
+      { input: 'https://example.com/a.jpg', operations: { background: { color: '#fff' } } },
+      { input: 'required' },
+    );
+    expect(modelOperations(colourOnly)).toEqual([]);
+    expect(plan({ background: { color: '#fff' } }).operations?.background).toBeUndefined();
+  });
+
+  const MIB = 1024 * 1024;
+  const JPEG_OUT: EditPlan = { encode: { format: 'jpeg', quality: 85, progressive: false }, colour: { space: 'auto' } };
+  const removal: EditPlan = {
+    ...JPEG_OUT,
+    operations: { background: { remove: { subject: { category: 'general', largestOnly: false }, clipping: false } } },
+  };
+
+  it('counts four frames more and the matte’s planes (96 B a pixel at its working size)', () => {
+    const square = { format: 'jpeg' as const, width: 1024, height: 1024, space: 'srgb' as const };
+    expect(estimatePixelMemory(square, removal) / MIB).toBeCloseTo(16 + 16 + 96, 5);
+  });
+
+  it('estimates a 12 MP removal near what it was measured to take (918 MB with the model’s load)', () => {
+    const bytes = estimatePixelMemory({ format: 'jpeg', width: 4000, height: 3000, space: 'srgb' }, removal);
+    expect(bytes / 1e6).toBeGreaterThan(650);
+    expect(bytes / 1e6).toBeLessThan(920);
   });
 });
