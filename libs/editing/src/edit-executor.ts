@@ -59,16 +59,16 @@ export function generatorAnswerLimits(config: AppConfig): GeneratorAnswerLimits 
   return { maxPixels: config.maxInputPixels, responseBytes: maxResponseBytes };
 }
 
-/**
- * Input -> pipeline -> output -> ImageInfo: the one implementation of an edit, for the API's synchronous
- * routes and for background tasks. Everything that can be refused without the image is refused first
- * (the request, the destination), then the image's header (type, pixel limit), then the plan.
- */
 /** Whether an operation the request asks for is planned from the faces in the input (EditOperation.findsFaces). */
 function findsFaces(request: EditRequest): boolean {
   return askedOperations(request.operations.registered).some(({ operation, value }) => operation.findsFaces?.(value));
 }
 
+/**
+ * Input -> pipeline -> output -> ImageInfo: the one implementation of an edit, for the API's synchronous
+ * routes and for background tasks. Everything that can be refused without the image is refused first
+ * (the request, the destination), then the image's header (type, pixel limit), then the plan.
+ */
 @Injectable()
 export class EditExecutor {
   constructor(

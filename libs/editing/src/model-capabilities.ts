@@ -1,6 +1,7 @@
 import { ServiceException } from '@app/common';
 import type { EditRequest } from './edit-request.model';
-import { askedOperations } from './operations';
+import { PIPELINE_PHASES } from '@app/image-pipeline';
+import { askedOperations, type EditOperation } from './operations';
 
 /** What the operations that need a model ask of the service, one name per kind of model. */
 export const MODEL_CAPABILITIES = [
@@ -30,21 +31,27 @@ export interface ModelOperation {
   needs: ModelCapability;
 }
 
-/** Every operation of the request that needs a model, in the contract's processing order. */
+/** Every operation of the request that needs a model, in the processing order (PIPELINE_PHASES). */
 export function modelOperations(request: EditRequest): ModelOperation[] {
   const { resizing, registered } = request.operations;
   const found: ModelOperation[] = [];
-  const add = (on: unknown, operation: ModelOperation) => {
-    if (on) found.push(operation);
+  const phaseOf = ({ step }: EditOperation) => PIPELINE_PHASES.indexOf(step.phase);
+  const asked = askedOperations(registered).sort((a, b) => phaseOf(a.operation) - phaseOf(b.operation));
+  // `fit: outpaint` is the resize's own: in its place among the registered operations' phases
+  let outpaint = resizing?.fit.type === 'outpaint';
+  const addOutpaint = () => {
+    if (outpaint) found.push({ path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
+    outpaint = false;
   };
-  add(resizing?.fit.type === 'outpaint', { path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
-  for (const { operation, value, path } of askedOperations(registered)) {
+  for (const { operation, value, path } of asked) {
+    if (phaseOf(operation) >= PIPELINE_PHASES.indexOf('resizing')) addOutpaint();
     for (const { capability, at, when, asked } of operation.needs ?? []) {
       if (when && !when(value)) continue;
       const what = asked?.(value);
       found.push({ path: at ? `${path}.${at}` : path, ...(what && { asked: what }), needs: capability });
     }
   }
+  addOutpaint();
   return found;
 }
 

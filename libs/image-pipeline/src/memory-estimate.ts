@@ -101,13 +101,14 @@ export function estimatePixelMemory(probe: EstimatedProbe, plan: EditPlan, answe
   const frame = Math.max(inputPixels, output) * 4 * depth;
   const frames = DECODE_FRAMES[probe.format] + (materialises(plan, parts) ? MATERIALISED_FRAMES : 0);
   const encoder = WHOLE_ENCODERS.has(plan.encode.format) ? output * 4 : 0;
-  const superResolution = superResolved(inputPixels, output, plan) * 4 * 2;
+  const upscaled = superResolved(inputPixels, output, plan);
+  const superResolution = upscaled * 4 * 2;
   const generative = plan.outpaint
     ? OUTPAINT_FRAMES * output * 4 +
       (answer ? generatedAnswerBytes(output, answer) : output * OUTPAINT_FILL_BYTES_PER_PIXEL)
     : 0;
   const inputSize = { width: probe.width, height: probe.height };
-  const sizes = { frame, input: inputPixels, inputSize, output, depth, ...(answer && { answer }) };
+  const sizes = { frame, upscaled, input: inputPixels, inputSize, output, depth, ...(answer && { answer }) };
   const registered = parts.reduce((sum, { step, part }) => sum + (step.memory?.(part, sizes) ?? 0), 0);
   return Math.ceil(frame * frames + encoder + superResolution + generative + registered);
 }

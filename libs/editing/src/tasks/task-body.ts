@@ -3,7 +3,7 @@ import { TaskItemRows, TaskRows } from '@app/database';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, ServiceException } from '@app/common';
 import type { EditTaskEntity, EditTaskItemEntity } from '@app/database';
-import { taskKind, type TaskKind } from './kinds';
+import { findTaskKind, type TaskKind } from './kinds';
 import { errorOf, resultOf, RETRYING_SHOWN, taskView, type TaskResult } from './task-view';
 
 /** Items read per database page while a task's body is written: the most of a task the process holds at once. */
@@ -102,7 +102,7 @@ export class TaskBodies {
       yield list.take();
     }
     list.close(`],"retrying":${JSON.stringify(shown)}`);
-    if (taskKind(task.kind).singleResult && first) list.close(`,"result":${JSON.stringify(first)}`);
+    if (findTaskKind(task.kind)?.singleResult && first) list.close(`,"result":${JSON.stringify(first)}`);
     list.close('}}');
     yield list.take();
   }

@@ -9,7 +9,7 @@ import {
 } from '@app/database';
 import { storageUriFields, type ImageInfo, type OutputImageInfo } from '../image-info';
 import type { EditNotice } from '../notices';
-import { taskKind } from './kinds';
+import { findTaskKind, taskPath } from './kinds';
 
 /** An input as the task reports it: its ImageInfo when its header was read, and where it came from. */
 export type TaskInputInfo = ImageInfo & { input: string };
@@ -74,11 +74,6 @@ export interface TaskView {
    * the family's schema requires `input_object` and `output_object` in it, and its clients reject an object without).
    */
   result?: TaskResult;
-}
-
-/** The route of a task of each kind, below the public base URL. */
-export function taskPath(task: Pick<EditTaskEntity, 'id' | 'kind'>): string {
-  return taskKind(task.kind).path(task.id);
 }
 
 /**
@@ -207,7 +202,7 @@ export function taskView(
       attempts: item.attempts,
       error: item.error ?? '',
     })),
-    ...(taskKind(task.kind).singleResult && results[0] && { result: results[0] }),
+    ...(findTaskKind(task.kind)?.singleResult && results[0] && { result: results[0] }),
   };
 }
 

@@ -30,6 +30,8 @@ export interface RegisteredStep<Part = unknown> {
 export interface StepSizes {
   /** The larger of input and output as RGBA at the input's bit depth, in bytes. */
   frame: number;
+  /** Pixels of the super-resolution network's output for the resize's upscale (0 without one): held in another phase. */
+  upscaled: number;
   /** The input's pixels and size, and the output's pixels. */
   input: number;
   inputSize: { width: number; height: number };

@@ -59,8 +59,9 @@ export const restorationsOperation: EditOperation<Restorations, RestorationsPart
     phase: 'restorations',
     assumes8BitSrgb: true,
     materialises: true,
-    // polish: the network's output at 2x (four times the input's pixels) as RGBA, and its copy
-    memory: (part, { input }) => (part.polish ? input * 4 * 4 * 2 : 0),
+    // polish: the network's output at 2x (four times the input's pixels) as RGBA, and its copy; an upscale's
+    // network runs in the resizing phase, after polish has let go of its own, so only the larger one counts
+    memory: (part, { input, upscaled }) => (part.polish ? Math.max(0, input * 4 - upscaled) * 4 * 2 : 0),
     async run(stage, part, context) {
       const restored = part.decompress ? await decompressAsAsked(stage, part.decompress, context) : stage;
       return part.polish ? polish(restored, context) : restored;

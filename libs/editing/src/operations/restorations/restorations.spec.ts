@@ -55,10 +55,32 @@ describe('operations.restorations, a registered operation', () => {
     expect(modelOperations(request({ decompress: 'strong' }))).toEqual([]);
   });
 
+  it('names the operations that need a model in the processing order, outpaint in the resize’s place', () => {
+    const operations = {
+      generative: { style_transfer: { prompt: 'oil' } },
+      resizing: { width: 800, height: 800, fit: 'outpaint' },
+      restorations: { polish: true },
+      privacy: { identity_crop: true },
+    };
+    const asked = parseEditRequest({ input: 'https://example.com/a.jpg', operations }, { input: 'required' });
+    expect(modelOperations(asked).map(({ path }) => path)).toEqual([
+      'operations.privacy.identity_crop',
+      'operations.restorations.polish',
+      'operations.resizing.fit',
+      'operations.generative.style_transfer',
+    ]);
+  });
+
   it("counts polish's network output at 2x, held twice, and the materialised frames", () => {
     const probe = { format: 'jpeg' as const, width: 1024, height: 1024, space: 'srgb' as const };
     const polished: EditPlan = { ...JPEG_OUT, operations: { restorations: { polish: true } } };
     expect(estimatePixelMemory(probe, polished) / MIB).toBeCloseTo(48, 5);
+    // with an upscale, whose network runs in the resizing phase after polish let go of its own: the larger counts
+    const upscale = { mode: 'scale', width: 2048, height: 2048, upscale: { mode: 'photo' } } as const;
+    // (flatten: materialised like polish, with nothing of its own)
+    const upscaled: EditPlan = { ...JPEG_OUT, resize: upscale, flatten: { r: 255, g: 255, b: 255, alpha: 1 } };
+    const both: EditPlan = { ...polished, resize: upscale };
+    expect(estimatePixelMemory(probe, both)).toBe(estimatePixelMemory(probe, upscaled));
     const decompressed: EditPlan = { ...JPEG_OUT, operations: { restorations: { decompress: 'auto', polish: false } } };
     expect(estimatePixelMemory(probe, decompressed) / MIB).toBeCloseTo(16, 5);
   });

@@ -62,6 +62,7 @@ describe('watermarkOperation: the request read and planned', () => {
   it("counts an image mark's decoded pixels in its memory, and a text mark's at the output's size", () => {
     const sizes = {
       frame: 4_000_000,
+      upscaled: 0,
       input: 1_000_000,
       inputSize: { width: 1000, height: 1000 },
       output: 1_000_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asyncTaskKind, batchTaskKind, TASK_KIND_NAMES, taskKind } from './index';
+import { asyncTaskKind, batchTaskKind, findTaskKind, TASK_KIND_NAMES, taskKind, taskPath } from './index';
 
 describe('task kinds', () => {
   it('are found by the name stored with a task, which fits its column (8 characters)', () => {
@@ -9,6 +9,12 @@ describe('task kinds', () => {
       expect(name.length).toBeLessThanOrEqual(8);
     }
     expect(() => taskKind('nightly')).toThrow('unknown task kind "nightly"');
+  });
+
+  it('show a task of a kind this build does not know (a newer build wrote it) at the route every task has', () => {
+    expect(findTaskKind('nightly')).toBeUndefined();
+    expect(taskPath({ id: 9, kind: 'nightly' })).toBe('/v1/tasks/9');
+    expect(taskPath({ id: 9, kind: 'batch' })).toBe('/v1/image/edit/batch/9');
   });
 
   it.each([
