@@ -87,8 +87,9 @@ async function onceFree(send: () => ReturnType<typeof editImage>) {
   return res;
 }
 
+/** Waits up to 20 s for `condition` (a scene segments its object first: slow on a loaded 2-core machine). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((r) => setTimeout(r, 50));
+  for (let attempt = 0; attempt < 400 && !condition(); attempt += 1) await new Promise((r) => setTimeout(r, 50));
   expect(condition(), what).toBe(true);
 }
 
