@@ -226,11 +226,9 @@ function registeredPlanner(
   readonly parts?: Record<string, unknown>;
 } {
   const phaseOf = (name: PipelinePhase) => PIPELINE_PHASES.indexOf(name);
-  // stable: operations of one phase run in the order of their registration (pipeline-steps.ts)
-  const waiting = askedOperations(request.operations.registered).sort(
-    (a, b) => phaseOf(a.operation.step.phase) - phaseOf(b.operation.step.phase),
-  );
-  const asked = [...waiting];
+  // in the processing order already (the registry keeps its list so)
+  const asked = askedOperations(request.operations.registered);
+  const waiting = [...asked];
   let parts: Record<string, unknown> | undefined;
   return {
     checkFinal(size) {

@@ -36,14 +36,13 @@ export function modelOperations(request: EditRequest): ModelOperation[] {
   const { resizing, registered } = request.operations;
   const found: ModelOperation[] = [];
   const phaseOf = ({ step }: EditOperation) => PIPELINE_PHASES.indexOf(step.phase);
-  const asked = askedOperations(registered).sort((a, b) => phaseOf(a.operation) - phaseOf(b.operation));
   // `fit: outpaint` is the resize's own: in its place among the registered operations' phases
   let outpaint = resizing?.fit.type === 'outpaint';
   const addOutpaint = () => {
     if (outpaint) found.push({ path: 'operations.resizing.fit', asked: 'outpaint', needs: 'generative' });
     outpaint = false;
   };
-  for (const { operation, value, path } of asked) {
+  for (const { operation, value, path } of askedOperations(registered)) {
     if (phaseOf(operation) >= PIPELINE_PHASES.indexOf('resizing')) addOutpaint();
     for (const { capability, at, when, asked } of operation.needs ?? []) {
       if (when && !when(value)) continue;

@@ -31,6 +31,13 @@ async function refusedPaths(value: Record<string, unknown>): Promise<string[]> {
   return Object.keys(error.details).sort();
 }
 
+const BY_REFERENCE = {
+  style_reference_image: 'storage://styles/oil.jpg',
+  style_strength: 1,
+  denoising_strength: 0,
+  depth_strength: 0.5,
+};
+
 describe('operations normalise', () => {
   it.each<[string, Record<string, unknown>, Resizing]>([
     ['pixel width, default fit', { width: 800 }, { width: px(800), fit: CENTER_CROP }],
@@ -144,28 +151,9 @@ describe('operations normalise', () => {
     ],
     [
       'style transfer by reference',
-      {
-        generative: {
-          style_transfer: {
-            style_reference_image: 'storage://styles/oil.jpg',
-            style_strength: 1,
-            denoising_strength: 0,
-            depth_strength: 0.5,
-          },
-        },
-      },
-      {
-        registered: {
-          generative: {
-            style_transfer: {
-              style_reference_image: 'storage://styles/oil.jpg',
-              style_strength: 1,
-              denoising_strength: 0,
-              depth_strength: 0.5,
-            },
-          },
-        },
-      },
+      // every member given: read as it came
+      { generative: { style_transfer: BY_REFERENCE } },
+      { registered: { generative: { style_transfer: BY_REFERENCE } } },
     ],
     [
       'style transfer beside remove and blur false',

@@ -1,10 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { registerStep } from '@app/image-pipeline';
+import { PIPELINE_PHASES, registerStep } from '@app/image-pipeline';
 import { OperationsDto } from '../dto/operations.dto';
 import type { EditOperation } from './edit-operation';
 
-/** The registered operations, in the order of their registration (read on every request: kept as one array). */
+/**
+ * The registered operations in the processing order: by phase (PIPELINE_PHASES), those of one phase in the order of
+ * their registration, as pipelineSteps() runs them. Read on every request, so kept ordered as one array.
+ */
 const operations: EditOperation[] = [];
 
 /**
@@ -26,10 +29,13 @@ export function registerEditOperation<Value, Part>(operation: EditOperation<Valu
     for (const decorate of property!) decorate(OperationsDto.prototype, name);
   }
   registerStep({ ...operation.step, name });
-  operations.push(operation as EditOperation);
+  // after the last one of its phase or an earlier phase: the list stays in the processing order
+  const phase = phaseIndex(operation as EditOperation);
+  const at = operations.findIndex((registered) => phaseIndex(registered) > phase);
+  operations.splice(at === -1 ? operations.length : at, 0, operation as EditOperation);
 }
 
-/** The registered operations, in the order of their registration. */
+/** The registered operations, in the processing order. */
 export function editOperations(): readonly EditOperation[] {
   return operations;
 }
@@ -53,3 +59,7 @@ function members(): string[] {
 
 /** Where @nestjs/swagger keeps a class's documented properties (each as `:name`). */
 const SWAGGER_PROPERTIES = 'swagger/apiModelPropertiesArray';
+
+function phaseIndex({ step }: EditOperation): number {
+  return PIPELINE_PHASES.indexOf(step.phase);
+}
